@@ -1,0 +1,387 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Helpers for the project's data attributes monitoring VM tests.
+
+Drives DAMON through its sysfs interface (the ABI of ../shared/spec/ABI.md),
+reads the damon:damon_region_aggregated tracepoint, starts the attr-workload
+helper, and computes ground truth from /proc/kpageflags, /proc/kpagecgroup
+and /proc/<pid>/pagemap.  Used by vm-tests/, demo/ and bench/.
+"""
+
+import os
+import re
+import struct
+import subprocess
+import sys
+import time
+
+ADMIN = '/sys/kernel/mm/damon/admin'
+KD = ADMIN + '/kdamonds/0'
+CTX = KD + '/contexts/0'
+TRACING = '/sys/kernel/tracing'
+CGROOT = '/sys/fs/cgroup'
+PAGE = os.sysconf('SC_PAGE_SIZE')
+MIB = 1 << 20
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BUILD = os.environ.get('BUILD', os.path.join(REPO, 'build'))
+WORKLOAD = os.environ.get('ATTR_WORKLOAD',
+                          os.path.join(BUILD, 'tools', 'attr-workload'))
+
+KPF_LRU = 5
+KPF_ANON = 12
+KPF_THP = 22
+KPF_NOPAGE = 20
+
+
+class Fail(Exception):
+    pass
+
+
+def log(*args):
+    print('#', *args, flush=True)
+
+
+def write(path, val):
+    with open(path, 'w') as f:
+        f.write(str(val))
+
+
+def read(path):
+    with open(path) as f:
+        return f.read().strip()
+
+
+def write_err(path, val):
+    """Write and return the errno name of a failure, or None."""
+    try:
+        write(path, val)
+        return None
+    except OSError as e:
+        return os.strerror(e.errno)
+
+
+def check(cond, msg):
+    if not cond:
+        raise Fail(msg)
+
+
+# --- DAMON sysfs ----------------------------------------------------------
+
+def probe_filter(ftype, allow=True, matching=True, path=None, sz=None):
+    return {'type': ftype, 'allow': allow, 'matching': matching,
+            'path': path, 'sz': sz}
+
+
+def write_probes(probes, ctx=CTX):
+    base = ctx + '/monitoring_attrs/probes'
+    write(base + '/nr_probes', len(probes))
+    for i, p in enumerate(probes):
+        pdir = '%s/%d' % (base, i)
+        write(pdir + '/weight', p.get('weight', 0))
+        filters = p.get('filters', [])
+        write(pdir + '/filters/nr_filters', len(filters))
+        for j, f in enumerate(filters):
+            fdir = '%s/filters/%d' % (pdir, j)
+            write(fdir + '/type', f['type'])
+            write(fdir + '/matching', 'Y' if f['matching'] else 'N')
+            write(fdir + '/allow', 'Y' if f['allow'] else 'N')
+            if f.get('path') is not None:
+                write(fdir + '/path', f['path'])
+            if f.get('sz') is not None:
+                write(fdir + '/min', f['sz'][0])
+                write(fdir + '/max', f['sz'][1])
+
+
+def biggest_system_ram():
+    """The largest 'System RAM' range of /proc/iomem, as DAMON_RECLAIM picks
+    it: the default physical address range to monitor."""
+    best = (0, 0)
+    for line in open('/proc/iomem'):
+        if line.startswith(' ') or 'System RAM' not in line:
+            continue
+        s, e = (int(x, 16) for x in line.split(':')[0].strip().split('-'))
+        if e + 1 - s > best[1] - best[0]:
+            best = (s, e + 1)
+    if best == (0, 0):
+        raise Fail('no System RAM in /proc/iomem')
+    return best
+
+
+def setup(ops='paddr', pid=None, sample_us=5000, aggr_us=100000,
+          min_nr=10, max_nr=1000, probes=(), stat_scheme=True,
+          regions=None):
+    """Configure kdamond 0 with one context (stopped).  probes=None leaves
+    the probes directory alone (for kernels without it).  A paddr context
+    monitors the biggest System RAM range unless regions are given."""
+    if ops == 'paddr' and not regions:
+        regions = [biggest_system_ram()]
+    if os.path.exists(KD) and read(KD + '/state') == 'on':
+        write(KD + '/state', 'off')
+    write(ADMIN + '/kdamonds/nr_kdamonds', 1)
+    write(KD + '/contexts/nr_contexts', 1)
+    write(CTX + '/operations', ops)
+    attrs = CTX + '/monitoring_attrs'
+    write(attrs + '/intervals/sample_us', sample_us)
+    write(attrs + '/intervals/aggr_us', aggr_us)
+    write(attrs + '/intervals/update_us', 1000000)
+    write(attrs + '/nr_regions/min', min_nr)
+    write(attrs + '/nr_regions/max', max_nr)
+    write(CTX + '/targets/nr_targets', 1)
+    if pid is not None:
+        write(CTX + '/targets/0/pid_target', pid)
+    if regions:
+        write(CTX + '/targets/0/regions/nr_regions', len(regions))
+        for i, (s, e) in enumerate(regions):
+            write('%s/targets/0/regions/%d/start' % (CTX, i), s)
+            write('%s/targets/0/regions/%d/end' % (CTX, i), e)
+    write(CTX + '/schemes/nr_schemes', 1 if stat_scheme else 0)
+    if stat_scheme:
+        # a stat scheme trying every region, for tried_regions
+        sdir = CTX + '/schemes/0'
+        write(sdir + '/action', 'stat')
+        write(sdir + '/access_pattern/sz/max', 2**64 - 1)
+        write(sdir + '/access_pattern/nr_accesses/max', 2**32 - 1)
+        write(sdir + '/access_pattern/age/max', 2**32 - 1)
+    if probes is not None:
+        write_probes(list(probes))
+
+
+def state(cmd):
+    write(KD + '/state', cmd)
+
+
+def kdamond_pid():
+    return int(read(KD + '/pid'))
+
+
+def stop():
+    if os.path.exists(KD) and read(KD + '/state') == 'on':
+        state('off')
+
+
+def tried_regions():
+    """update_schemes_tried_regions, then the regions of scheme 0 as
+    (start, end, nr_accesses, age, [hits...]) tuples."""
+    state('update_schemes_tried_regions')
+    d = CTX + '/schemes/0/tried_regions'
+    out = []
+    for name in sorted((n for n in os.listdir(d) if n.isdigit()), key=int):
+        r = '%s/%s' % (d, name)
+        hits = []
+        pdir = r + '/probes'
+        if os.path.isdir(pdir):
+            for p in sorted((n for n in os.listdir(pdir) if n.isdigit()),
+                            key=int):
+                hits.append(int(read('%s/%s/hits' % (pdir, p))))
+        out.append((int(read(r + '/start')), int(read(r + '/end')),
+                    int(read(r + '/nr_accesses')), int(read(r + '/age')),
+                    hits))
+    return out
+
+
+# --- the damon_region_aggregated tracepoint -------------------------------
+
+EVENT = TRACING + '/events/damon/damon_region_aggregated'
+TRACE_RE = re.compile(
+    r'damon_region_aggregated: target_id=(\d+) nr_regions=(\d+) '
+    r'(\d+)-(\d+): (\d+) (\d+) probe_hits=([0-9a-f ]*)$')
+
+
+def trace_start():
+    write(TRACING + '/tracing_on', 0)
+    write(TRACING + '/buffer_size_kb', 16384)
+    write(TRACING + '/trace', '')
+    write(EVENT + '/enable', 1)
+    write(TRACING + '/tracing_on', 1)
+
+
+def trace_stop():
+    write(TRACING + '/tracing_on', 0)
+    write(EVENT + '/enable', 0)
+    with open(TRACING + '/trace') as f:
+        text = f.read()
+    write(TRACING + '/trace', '')
+    return text
+
+
+def parse_windows(text):
+    """Split the event lines into aggregation windows: a window starts where
+    the (target, address) order restarts.  Windows missing regions (cut by
+    the start or the end of tracing) are dropped.  Each window is a list of
+    (target, start, end, nr_accesses, age, [hits...])."""
+    windows, cur, last = [], [], None
+    for line in text.splitlines():
+        m = TRACE_RE.search(line.rstrip())
+        if not m:
+            continue
+        tid, nr, s, e, acc, age, hits = m.groups()
+        rec = (int(tid), int(s), int(e), int(acc), int(age),
+               [int(h, 16) for h in hits.split()], int(nr))
+        if last is not None and (rec[0], rec[1]) <= last:
+            windows.append(cur)
+            cur = []
+        cur.append(rec)
+        last = (rec[0], rec[1])
+    windows.append(cur)
+    complete = []
+    for win in windows:
+        per_target = {}
+        for rec in win:
+            per_target.setdefault(rec[0], []).append(rec)
+        if win and all(len(recs) == recs[0][6]
+                       for recs in per_target.values()):
+            complete.append([rec[:6] for rec in win])
+    return complete
+
+
+def trace_windows(nr_windows, aggr_us, timeout=None, warmup=10):
+    """Collect nr_windows complete aggregation windows, after letting
+    warmup windows pass (DAMON starts with one region per target range and
+    splits them at every aggregation until min_nr_regions is reached)."""
+    time.sleep(warmup * aggr_us / 1e6)
+    trace_start()
+    deadline = time.time() + (timeout or max(60, nr_windows * aggr_us / 1e6 * 20))
+    text = ''
+    windows = []
+    while time.time() < deadline:
+        time.sleep(max(0.5, aggr_us / 1e6 * 2))
+        with open(TRACING + '/trace') as f:
+            text = f.read()
+        windows = parse_windows(text)
+        if len(windows) >= nr_windows:
+            break
+    trace_stop()
+    return windows[:nr_windows]
+
+
+def estimate(window, probe, max_hits):
+    """Bytes estimated to have the probe's attributes in one window."""
+    return sum((e - s) * hits[probe] / max_hits
+               for _, s, e, _, _, hits in window)
+
+
+# --- ground truth --------------------------------------------------------
+
+KPAGE_SCAN = os.environ.get('KPAGE_SCAN',
+                            os.path.join(BUILD, 'tools', 'kpage-scan'))
+
+
+def kpage_scan(ranges, memcg_path=None):
+    """Page-level truth of physical address ranges by tools/kpage-scan: for
+    each (start, end), a dict of the bytes of its LRU pages that are 'lru',
+    'anon', 'memcg' (charged to the cgroup directory memcg_path) and
+    'thp'."""
+    cmd = [KPAGE_SCAN] + (['--memcg', memcg_path] if memcg_path else [])
+    out = subprocess.run(cmd, input=''.join('%d %d\n' % r for r in ranges),
+                         capture_output=True, text=True, check=True).stdout
+    res = []
+    for line in out.splitlines():
+        v = [int(x) for x in line.split()]
+        res.append({'lru': v[2], 'anon': v[3], 'memcg': v[4], 'thp': v[5]})
+    if len(res) != len(ranges):
+        raise Fail('kpage-scan answered %d of %d ranges' %
+                   (len(res), len(ranges)))
+    return res
+
+
+def kpage_truth(start, end, memcg_path=None):
+    """Page-level truth of one physical address range (see kpage_scan)."""
+    return kpage_scan([(start, end)], memcg_path)[0]
+
+
+def pagemap_truth(pid, start, end):
+    """Count the present pages of virtual range [start, end) of pid that
+    are LRU, anonymous and THP-backed, through pagemap and kpageflags."""
+    first, last = start // PAGE, end // PAGE
+    res = {'present': 0, 'lru': 0, 'anon': 0, 'thp': 0}
+    with open('/proc/%d/pagemap' % pid, 'rb') as pm, \
+            open('/proc/kpageflags', 'rb') as fl:
+        pm.seek(first * 8)
+        ents = struct.unpack('%dQ' % (last - first),
+                             pm.read((last - first) * 8))
+        for ent in ents:
+            if not ent >> 63 & 1:
+                continue
+            res['present'] += 1
+            pfn = ent & ((1 << 55) - 1)
+            fl.seek(pfn * 8)
+            fv = struct.unpack('Q', fl.read(8))[0]
+            if fv >> KPF_LRU & 1:
+                res['lru'] += 1
+                if fv >> KPF_ANON & 1:
+                    res['anon'] += 1
+                if fv >> KPF_THP & 1:
+                    res['thp'] += 1
+    return {k: v * PAGE for k, v in res.items()}
+
+
+# --- workload and memcg --------------------------------------------------
+
+class Workload:
+    """attr-workload, optionally started inside a cgroup."""
+
+    def __init__(self, *args, cgroup=None):
+        cmd = [WORKLOAD] + [str(a) for a in args]
+        pre = None
+        if cgroup:
+            procs = os.path.join(CGROOT, cgroup.lstrip('/'), 'cgroup.procs')
+
+            def pre():
+                with open(procs, 'w') as f:
+                    f.write('0')
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True,
+                                     preexec_fn=pre)
+        self.areas = {}
+        for line in self.proc.stdout:
+            w = line.split()
+            if w[0] == 'area':
+                self.areas[w[1]] = (int(w[2], 16), int(w[3], 16), int(w[4]))
+            elif w[0] == 'ready':
+                break
+        else:
+            raise Fail('attr-workload exited: rc %s' % self.proc.wait())
+        self.pid = self.proc.pid
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait()
+
+
+def make_memcg(name):
+    """Create the child cgroup name with the memory controller; returns its
+    directory."""
+    write(CGROOT + '/cgroup.subtree_control', '+memory')
+    path = os.path.join(CGROOT, name)
+    os.makedirs(path, exist_ok=True)
+    return path
+
+
+def remove_memcg(name):
+    path = os.path.join(CGROOT, name)
+    if os.path.isdir(path):
+        os.rmdir(path)
+
+
+def rel_err(est, truth):
+    return abs(est - truth) / truth if truth else float('inf')
+
+
+def main(test):
+    """Run test(), print its verdict, always stop DAMON; exit code for the
+    runner (0 pass, 1 fail, 4 skip)."""
+    if not os.path.isdir(ADMIN):
+        log('SKIP: no DAMON sysfs')
+        sys.exit(4)
+    try:
+        test()
+    except Fail as e:
+        log('FAIL:', e)
+        sys.exit(1)
+    finally:
+        try:
+            stop()
+        except OSError:
+            pass
+    log('PASS')
+    sys.exit(0)

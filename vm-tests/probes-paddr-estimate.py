@@ -1,0 +1,112 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Physical address monitoring with data probes estimates the bytes of
+anonymous memory and of a memory cgroup's memory within a stated tolerance.
+
+Layout: a workload in the root cgroup maps 160 MiB of anonymous memory and
+128 MiB of a tmpfs file (not anonymous); a second one in the child memcg
+"probe-test" maps 96 MiB of anonymous memory.  DAMON monitors the physical
+address space with four probes:
+
+  0: allow anon               (anonymous memory)
+  1: allow memcg /probe-test  (memory charged to the child memcg)
+  2: no filter                (every sample: hits == aggr/sample, exactly)
+  3: reject anon              (the complement of 0: hits0 + hits3 == max,
+                               within SLACK: region merges round each
+                               probe's size-weighted average separately)
+
+Over WINDOWS aggregation windows read from the damon_region_aggregated
+tracepoint, the estimate sum(size * hits / max_hits) of probes 0 and 1 is
+compared with the ground truth that tools/kpage-scan reads from
+/proc/kpageflags and /proc/kpagecgroup (LRU pages only: the probes see only LRU folios) at the
+start and the end of the run.  Tolerance: TOLERANCE relative error of the
+mean estimate.  Probes 2 and 3 are checked exactly in every region of every
+window, and the tried_regions hits files must agree with the same rules.
+"""
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))), 'lib'))
+import damon_probes as dp  # noqa: E402
+
+WINDOWS = 10
+TOLERANCE = 0.10
+SAMPLE_US, AGGR_US = 5000, 100000
+MAX_HITS = AGGR_US // SAMPLE_US
+SLACK = 2
+MEMCG = 'probe-test'
+
+
+def test():
+    memcg_path = dp.make_memcg(MEMCG)
+    root = dp.Workload('--anon', 160, '--file', 128)
+    child = dp.Workload('--anon', 96, cgroup=MEMCG)
+    try:
+        run(memcg_path)
+    finally:
+        root.stop()
+        child.stop()
+        dp.remove_memcg(MEMCG)
+
+
+def run(memcg_path):
+    dp.setup('paddr', sample_us=SAMPLE_US, aggr_us=AGGR_US, min_nr=100,
+             max_nr=1000, probes=[
+                 {'filters': [dp.probe_filter('anon')]},
+                 {'filters': [dp.probe_filter('memcg', path='/' + MEMCG)]},
+                 {'filters': []},
+                 {'filters': [dp.probe_filter('anon', allow=False)]},
+             ])
+    dp.state('on')
+    windows = dp.trace_windows(WINDOWS, AGGR_US)
+    dp.check(len(windows) == WINDOWS,
+             'got %d complete windows, want %d' % (len(windows), WINDOWS))
+    start = min(r[1] for r in windows[0])
+    end = max(r[2] for r in windows[0])
+    truth0 = dp.kpage_truth(start, end, memcg_path)
+
+    for w, win in enumerate(windows):
+        for _, s, e, _, _, hits in win:
+            dp.check(len(hits) == 4, 'window %d: %d hit bytes, want 4' %
+                     (w, len(hits)))
+            dp.check(hits[2] == MAX_HITS, 'window %d region %x-%x: '
+                     'no-filter probe hit %d/%d samples' %
+                     (w, s, e, hits[2], MAX_HITS))
+            dp.check(abs(hits[0] + hits[3] - MAX_HITS) <= SLACK,
+                     'window %d region %x-%x: anon %d + non-anon %d is '
+                     'not %d +- %d' %
+                     (w, s, e, hits[0], hits[3], MAX_HITS, SLACK))
+        dp.check(sum(e - s for _, s, e, _, _, _ in win) == end - start,
+                 'window %d does not cover the monitored range' % w)
+
+    regions = dp.tried_regions()
+    dp.check(regions, 'no tried region')
+    for s, e, _, _, hits in regions:
+        dp.check(len(hits) == 4, 'tried region %x-%x has %d probe dirs' %
+                 (s, e, len(hits)))
+        dp.check(hits[2] == MAX_HITS and
+                 abs(hits[0] + hits[3] - MAX_HITS) <= SLACK,
+                 'tried region %x-%x hits %s break the exact rules' %
+                 (s, e, hits))
+    truth1 = dp.kpage_truth(start, end, memcg_path)
+    dp.stop()
+
+    ok = True
+    for probe, key in ((0, 'anon'), (1, 'memcg')):
+        ests = [dp.estimate(win, probe, MAX_HITS) for win in windows]
+        est = sum(ests) / len(ests)
+        truth = (truth0[key] + truth1[key]) / 2
+        err = dp.rel_err(est, truth)
+        dp.log('%-6s truth %8.1f MiB  estimate %8.1f MiB (windows %.1f..%.1f)'
+               '  error %5.1f%%  (tolerance %.0f%%)' %
+               (key, truth / dp.MIB, est / dp.MIB, min(ests) / dp.MIB,
+                max(ests) / dp.MIB, err * 100, TOLERANCE * 100))
+        ok = ok and err <= TOLERANCE
+    dp.log('monitored %.1f MiB in %d..%d regions' %
+           ((end - start) / dp.MIB, min(len(w) for w in windows),
+            max(len(w) for w in windows)))
+    dp.check(ok, 'estimate error above tolerance')
+
+
+dp.main(test)
