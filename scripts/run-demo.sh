@@ -1,0 +1,43 @@
+#!/bin/bash
+# usage: scripts/run-demo.sh   (what `make run` does)
+# The main job: set everything up (packages, pinned base, patched tree, guest
+# kernel, tools), boot the patched kernel in QEMU and run demo/attr-demo.py in
+# it, which prints hot/warm/cold memory by data attribute (anonymous, memcg
+# /demo, 2 MiB THP) next to the page-level truth.
+# Environment: MEM (guest memory, default 2G), WINDOWS (aggregation windows
+#   to average, 20), SAMPLE_US (5000), AGGR_US (100000), PROBES (subset of
+#   "anon,memcg,thp"), SKIP_TREE=1 (build the tree as it is, without
+#   re-applying patches/).
+set -eu
+. "$(dirname "$0")/lib.sh"
+t0=$(date +%s)
+step() { say "[$1/6] $2 ($(since "$t0") s elapsed)"; }
+
+step 1 "installing the Debian packages the harness needs"
+"$REPO/scripts/setup-deps.sh"
+step 2 "unpacking the pinned base ($BASE_PKG $BASE_VERSION), once"
+"$REPO/scripts/setup-base.sh"
+if [ -z "${SKIP_TREE:-}" ]; then
+	step 3 "applying patches/ on the base"
+	"$REPO/scripts/tree.sh"
+else
+	step 3 "SKIP_TREE=1: building $TREE as it is"
+fi
+step 4 "building the guest kernel (first time: several minutes on 2 cores)"
+"$REPO/scripts/build-guest.sh" &
+build=$!
+while kill -0 "$build" 2>/dev/null; do
+	sleep 30
+	kill -0 "$build" 2>/dev/null || break
+	say "      ... still building: $(find "$BUILD/x86" -name '*.o' 2>/dev/null | wc -l) objects so far, $(since "$t0") s elapsed"
+done
+wait "$build"
+step 5 "building the userspace tools (workload, page scanner, ticker)"
+make -s -C "$REPO/tools" OUT="$BUILD/tools"
+step 6 "booting the patched kernel in QEMU and running the demo"
+MEM=${MEM:-2G} TIMEOUT=${TIMEOUT:-600} VM_LOG=$LOGS/demo.log \
+	"$REPO/scripts/run-vm.sh" \
+	-e "WINDOWS=${WINDOWS:-20}" -e "SAMPLE_US=${SAMPLE_US:-5000}" \
+	-e "AGGR_US=${AGGR_US:-100000}" -e "PROBES=${PROBES:-anon,memcg,thp}" \
+	-- "$REPO/demo/in-guest.sh"
+say "done in $(since "$t0") s (console log: $LOGS/demo.log)"
