@@ -1,0 +1,23 @@
+#!/bin/bash
+# usage: bench/build-stock.sh
+# Build the reference kernel for the benchmarks: the untouched base (tag
+# "base" of $BUILD/linux, checked out as the worktree $BUILD/linux-stock)
+# with the same guest config as the patched kernel, in $BUILD/x86-stock.
+# Incremental; prints the bzImage path.
+set -eu
+. "$(dirname "$0")/../scripts/lib.sh"
+stock=$BUILD/linux-stock out=$BUILD/x86-stock log=$LOGS/build-x86-stock.log
+git -C "$TREE" rev-parse -q --verify refs/tags/base >/dev/null ||
+	die "no base tree: run scripts/setup-base.sh"
+[ -e "$stock/.git" ] || git -C "$TREE" worktree add -q --detach "$stock" base
+TREE=$stock
+mkdir -p "$out"
+if ! cmp -s "$REPO/configs/guest.config" "$out/harness-fragment.config"; then
+	say "configuring the stock kernel"
+	cp "$REPO/configs/guest.config" "$out/harness-fragment.config"
+	kmake "$out" KCONFIG_ALLCONFIG="$out/harness-fragment.config" allnoconfig >"$log" 2>&1 ||
+		{ tail -20 "$log"; die "configuring the stock kernel"; }
+fi
+say "building the stock kernel in $out (log: $log)"
+kmake "$out" -j"$JOBS" bzImage >>"$log" 2>&1 || { tail -30 "$log"; die "building the stock kernel"; }
+echo "$out/arch/x86/boot/bzImage"

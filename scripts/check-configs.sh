@@ -1,0 +1,40 @@
+#!/bin/bash
+# usage: scripts/check-configs.sh [variant...]
+# Odd builds: compile mm/damon/ of the tree's current checkout with
+# configs/guest.config plus each configs/variants/<variant>.config (default:
+# all of them; i386 is built with ARCH=i386), and fail on any error or
+# warning in mm/damon/ or include/linux/damon.h.  Output dirs:
+# $BUILD/cfg-<variant>; logs: $LOGS/cfg-<variant>.log.
+set -eu
+. "$(dirname "$0")/lib.sh"
+variants=("$@")
+[ ${#variants[@]} -gt 0 ] || for f in "$REPO"/configs/variants/*.config; do
+	v=${f##*/}; variants+=("${v%.config}"); done
+for v in "${variants[@]}"; do
+	frag=$REPO/configs/variants/$v.config
+	[ -f "$frag" ] || die "no variant $frag"
+	out=$BUILD/cfg-$v log=$LOGS/cfg-$v.log arch=x86_64
+	[ "$v" = i386 ] && arch=i386
+	mkdir -p "$out"
+	cat "$REPO/configs/guest.config" "$frag" >"$out/fragment.config"
+	t=$(date +%s)
+	make -C "$TREE" O="$out" ARCH=$arch "$(make_cc)" \
+		KCONFIG_ALLCONFIG="$out/fragment.config" allnoconfig >"$log" 2>&1 ||
+		{ tail -20 "$log" >&2; die "configuring variant $v"; }
+	# the variant's own lines must have taken effect
+	while read -r l; do
+		case $l in
+		CONFIG_*=y) grep -qxF "$l" "$out/.config" || die "variant $v: $l not applied" ;;
+		"# CONFIG_"*" is not set") s=${l#\# }; s=${s%% *}
+			! grep -q "^$s=" "$out/.config" || die "variant $v: $s still set" ;;
+		esac
+	done <"$frag"
+	touch "$TREE"/mm/damon/*.c
+	make -C "$TREE" O="$out" ARCH=$arch "$(make_cc)" -j"$JOBS" mm/damon/ >>"$log" 2>&1 ||
+		{ grep -E -A3 'error' "$log" | tail -30 >&2; die "variant $v: mm/damon/ does not build (log: $log)"; }
+	if grep -E '(mm/damon/|include/linux/damon\.h).*(warning|error):' "$log" >&2; then
+		die "variant $v: warnings in mm/damon/ (log: $log)"
+	fi
+	say "variant $v: mm/damon/ builds cleanly ($(ls "$out"/mm/damon/*.o | wc -l) objects, $(since "$t") s)"
+done
+echo "${#variants[@]} passed, 0 failed"
