@@ -1,0 +1,48 @@
+# Entry points of the DAMON series project (details: README.md; scripts/*.sh
+# each say how they work at the top).  All build output goes to $(BUILD)
+# (default ./build, git-ignored); PATCHES=<dir> tests another series directory.
+SHELL := /bin/bash
+S := scripts
+
+.PHONY: help setup tree export build build-debug kunit vm-shell vm-test checkpatch sparse check check-full
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
+
+setup: ## install packages (root), unpack the pinned base, create the patched tree
+	$(S)/setup-deps.sh
+	$(S)/setup-base.sh
+	$(S)/tree.sh
+
+tree: ## (re)create build/linux branch series = base + patches/*.patch (saves local work first)
+	$(S)/tree.sh
+
+export: ## write build/linux's base..series back to patches/ (git format-patch + cover letter)
+	$(S)/export-series.sh
+
+build: ## incremental build of the x86_64 guest kernel (build/x86)
+	$(S)/build-guest.sh
+
+build-debug: ## incremental build of the debug guest kernel (build/x86-debug)
+	$(S)/build-guest.sh debug
+
+kunit: ## DAMON KUnit tests on UML (extra kunit.py args: KUNIT_ARGS=...)
+	$(S)/run-kunit.sh $(KUNIT_ARGS)
+
+vm-shell: build ## root shell in the guest (host / read-only; Ctrl-A x quits)
+	$(S)/run-vm.sh
+
+vm-test: ## kselftests + vm-tests/ in the guest (only some: T="damon-sysfs-present.sh sysfs.sh")
+	$(S)/check-vm.sh $(T)
+
+checkpatch: ## checkpatch --strict on patches/
+	$(S)/check-checkpatch.sh
+
+sparse: ## sparse on mm/damon/, compared with the base
+	$(S)/check-sparse.sh
+
+check: ## the whole test run (CI): deps, base, series, checkpatch, sparse, kunit, vm
+	$(S)/check.sh
+
+check-full: ## check + the debug kernel (KASAN/lockdep/kmemleak) running the VM tests
+	$(S)/check.sh --full

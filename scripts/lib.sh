@@ -1,0 +1,62 @@
+# shellcheck shell=bash
+# Common settings for the harness scripts; sourced, never run.
+#
+# Layout under $BUILD (git-ignored, default <repo>/build):
+#   linux/        the kernel tree: a git repo, tag "base" = untouched base,
+#                 branch "series" = base + patches/*.patch
+#   x86/          O= build dir of the x86_64 guest kernel
+#   x86-debug/    O= build dir of the debug guest kernel
+#   kunit/        kunit.py --build_dir (UML)
+#   kst/          installed DAMON kselftests (kst-build/: their objects)
+#   vmtests/      the project's C VM tests, built by vm-tests/Makefile
+#   tools/        host-built helpers for the guest (ticker)
+#   vm/           per-run scratch dirs of scripts/run-vm.sh
+#   logs/         logs of the last run of each step
+
+set -o pipefail
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD=${BUILD:-$REPO/build}
+mkdir -p "$BUILD" && BUILD=$(cd "$BUILD" && pwd)	# absolute: the VM sees host paths
+TREE=$BUILD/linux
+LOGS=$BUILD/logs
+JOBS=${JOBS:-$(nproc)}
+# The series: *.patch in name order (0000-cover-letter.patch is the cover).
+# Override to test a copy without touching the repo's patches/.
+PATCHES=${PATCHES:-$REPO/patches}
+PATCHES=$(cd "$PATCHES" 2>/dev/null && pwd || echo "$PATCHES")
+# shellcheck source=../base/pin
+. "$REPO/base/pin"
+mkdir -p "$BUILD" "$LOGS"
+
+say() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+die() { printf 'FAILED: %s\n' "$*" >&2; exit 1; }
+
+# ccache when installed (CCACHE=0 disables): never required, never assumed warm.
+USE_CCACHE=
+if [ "${CCACHE:-1}" != 0 ] && command -v ccache >/dev/null 2>&1; then
+	USE_CCACHE=1
+	export CCACHE_BASEDIR=$BUILD
+fi
+# Prints the make argument selecting ccache (one word: use as "$(make_cc)").
+make_cc() {
+	if [ -n "$USE_CCACHE" ]; then echo "CC=ccache gcc"; else echo "CC=gcc"; fi
+}
+
+# Seconds elapsed since $1 (a `date +%s` value).
+since() { echo $(( $(date +%s) - $1 )); }
+
+# The patch files of the series, in order, without the cover letter.
+series_patches() {
+	local p
+	for p in "$PATCHES"/*.patch; do
+		[ -e "$p" ] || continue
+		case ${p##*/} in 0000-cover-letter.patch) continue ;; esac
+		echo "$p"
+	done
+}
+
+# make for the x86_64 guest kernel: kmake <build dir> [make args...]
+kmake() {
+	local out=$1; shift
+	make -C "$TREE" O="$out" ARCH=x86_64 "$(make_cc)" "$@"
+}
