@@ -159,6 +159,12 @@ def stop():
         state('off')
 
 
+def cleanup():
+    """Stop and remove the kdamond directories, for the next test."""
+    stop()
+    write(ADMIN + '/kdamonds/nr_kdamonds', 0)
+
+
 def tried_regions():
     """update_schemes_tried_regions, then the regions of scheme 0 as
     (start, end, nr_accesses, age, [hits...]) tuples."""
@@ -380,7 +386,7 @@ def main(test):
         sys.exit(1)
     finally:
         try:
-            stop()
+            cleanup()
         except OSError:
             pass
     log('PASS')

@@ -24,6 +24,7 @@ mkdir -p "$cg"
 pids=()
 cleanup() {
 	"$DAMO" stop >/dev/null 2>&1
+	echo 0 >/sys/kernel/mm/damon/admin/kdamonds/nr_kdamonds
 	kill "${pids[@]}" 2>/dev/null
 	wait 2>/dev/null
 	rmdir "$cg" 2>/dev/null

@@ -18,6 +18,8 @@ cleanup() {
 }
 
 [ -d "$A" ] || fail "$A does not exist"
+# earlier tests may have left kdamond directories: removing them must work
+echo 0 >"$A/kdamonds/nr_kdamonds"
 expect "$A/kdamonds/nr_kdamonds" 0
 trap cleanup EXIT
 echo 1 >"$A/kdamonds/nr_kdamonds"
