@@ -11,6 +11,7 @@ set -eu
 . "$(dirname "$0")/lib.sh"
 command -v sparse >/dev/null || die "sparse is not installed: run scripts/setup-deps.sh"
 out=$BUILD/x86 log=$LOGS/sparse.log
+unset cur
 cd "$TREE"
 
 sparse_warnings() { # -> sorted, normalised warnings of the current checkout
@@ -26,6 +27,7 @@ if [ "$(head -1 "$cache" 2>/dev/null)" != "key: $key" ]; then
 	if [ "$(git rev-parse HEAD)" = "$(git rev-parse base)" ] || [ -z "$(git diff base --stat)" ]; then
 		say "sparse: computing the base tree's warnings (tree is at base)"
 		base=$(sparse_warnings)
+		cur=$base
 	else
 		[ -z "$(git status --porcelain --untracked-files=no)" ] ||
 			die "sparse: the base warnings must be computed once from a clean tree: commit or stash your changes in $TREE"
@@ -40,8 +42,10 @@ if [ "$(head -1 "$cache" 2>/dev/null)" != "key: $key" ]; then
 	{ echo "key: $key"; echo "$base"; } >"$cache"
 fi
 base=$(tail -n +2 "$cache")
-say "sparse: make C=2 mm/damon/"
-cur=$(sparse_warnings)
+if [ -z "${cur+set}" ]; then
+	say "sparse: make C=2 mm/damon/"
+	cur=$(sparse_warnings)
+fi
 cp "$log.raw" "$log"
 new=$(comm -13 <(echo "$base" | grep . || true) <(echo "$cur" | grep . || true))
 fixed=$(comm -23 <(echo "$base" | grep . || true) <(echo "$cur" | grep . || true))

@@ -27,14 +27,19 @@ make -C "$TREE/tools/testing/selftests" TARGETS=damon O="$BUILD/kst-build" \
 	{ tail -20 "$kst_log" >&2; die "building the DAMON kselftests (log: $kst_log)"; }
 make -C "$REPO/vm-tests" OUT="$BUILD/vmtests" >>"$kst_log" 2>&1 ||
 	{ tail -20 "$kst_log" >&2; die "building vm-tests/*.c (log: $kst_log)"; }
-make -C "$REPO/tools" OUT="$BUILD/tools" >>"$kst_log" 2>&1 ||
-	{ tail -20 "$kst_log" >&2; die "building tools/*.c (log: $kst_log)"; }
+if [ -f "$REPO/tools/Makefile" ]; then	# tools/*.c -> $BUILD/tools/ (ticker, ...)
+	make -C "$REPO/tools" OUT="$BUILD/tools" >>"$kst_log" 2>&1 ||
+		{ tail -20 "$kst_log" >&2; die "building tools/*.c (log: $kst_log)"; }
+else
+	mkdir -p "$BUILD/tools"
+	gcc -O2 -o "$BUILD/tools/ticker" "$REPO/tools/ticker.c" || die "building tools/ticker.c"
+fi
 
 if [ $kind = debug ]; then
-	env=(-e KST_TIMEOUT=1200 -e VMT_TIMEOUT=1200 -e "XFAIL=debugfs_target_ids_pid_leak.sh ${XFAIL:-}")
+	env=(-e KST_TIMEOUT=1200 -e VMT_TIMEOUT=1200 -e "KST_RERUNS=${KST_RERUNS:-2}" -e "XFAIL=debugfs_target_ids_pid_leak.sh ${XFAIL:-}")
 	log=$LOGS/vm-tests-debug.log to=${TIMEOUT:-4800}
 else
-	env=(-e KST_TIMEOUT=300 -e VMT_TIMEOUT=300 -e "XFAIL=${XFAIL:-}")
+	env=(-e KST_TIMEOUT=300 -e VMT_TIMEOUT=300 -e "KST_RERUNS=${KST_RERUNS:-2}" -e "XFAIL=${XFAIL:-}")
 	log=$LOGS/vm-tests.log to=${TIMEOUT:-1800}
 fi
 say "running the VM tests in QEMU ($kind kernel; console log: $log)"

@@ -24,9 +24,9 @@ kernel=$BUILD/x86/arch/x86/boot/bzImage
 envs=()
 while [ $# -gt 0 ]; do
 	case $1 in
-	-k) kernel=$2; shift 2 ;;
+	-k) kernel=${2:?-k needs a bzImage}; shift 2 ;;
 	--debug) kernel=$BUILD/x86-debug/arch/x86/boot/bzImage; shift ;;
-	-e) [[ $2 == [A-Za-z_]*=* ]] || die "-e wants VAR=value, got '$2'"; envs+=("$2"); shift 2 ;;
+	-e) [[ ${2:-} == [A-Za-z_]*=* ]] || die "-e wants VAR=value, got '${2:-}'"; envs+=("$2"); shift 2 ;;
 	-h|--help) sed -n '2,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	--) shift; break ;;
 	-*) die "unknown option $1 (see $0 --help)" ;;
