@@ -4,7 +4,7 @@
 SHELL := /bin/bash
 S := scripts
 
-.PHONY: help setup tree export build build-debug kunit vm-shell vm-test checkpatch sparse check check-full
+.PHONY: help setup tree export run build build-debug kunit vm-shell vm-test checkpatch sparse check check-full
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -13,6 +13,9 @@ setup: ## install packages (root), unpack the pinned base, create the patched tr
 	$(S)/setup-deps.sh
 	$(S)/setup-base.sh
 	$(S)/tree.sh
+
+run: ## the main job: build the patched kernel, boot it in QEMU, show data attributes monitoring at work
+	$(S)/run-demo.sh
 
 tree: ## (re)create build/linux branch series = base + patches/*.patch (saves local work first)
 	$(S)/tree.sh
