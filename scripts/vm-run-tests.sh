@@ -19,7 +19,8 @@
 # as skipped); exits 0 iff nothing failed.
 # Environment: KST ($BUILD/kst), VMT_BIN ($BUILD/vmtests), TICKER
 #   ($BUILD/tools/ticker), KST_TIMEOUT (300 s per kselftest), VMT_TIMEOUT (300 s
-#   per VM test), XFAIL (more expected failures, names), TICK_NS (1000000).
+#   per VM test; a test's own "# vm-timeout: <s>" line, times VMT_TIMEOUT_SCALE,
+#   raises it), XFAIL (more expected failures, names), TICK_NS (1000000).
 # Everything is in main() so bash reads the whole file before running it.
 TCG_XFAIL="sysfs_update_schemes_tried_regions_wss_estimation.py"
 SPLAT='BUG:|WARNING:|KASAN:|UBSAN:|Oops|general protection fault, |possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|Call Trace:|detected stalls|blocked for more than'
@@ -69,6 +70,10 @@ main() {
 			echo "not ok $n $name # no such test"; fail=$((fail + 1)); failed+=" $name"; continue
 		fi
 		to=$([ "$kind" = kst ] && echo "${KST_TIMEOUT:-300}" || echo "${VMT_TIMEOUT:-300}")
+		# a VM test that needs longer says so in a "# vm-timeout: <s>" line
+		# (seconds on the normal kernel; times VMT_TIMEOUT_SCALE, default 1)
+		local own; own=$(sed -n 's/^# vm-timeout: \([0-9]*\)$/\1/p' "$dir/$name" 2>/dev/null | head -1)
+		[ -z "$own" ] || [ "$((own * ${VMT_TIMEOUT_SCALE:-1}))" -le "$to" ] || to=$((own * ${VMT_TIMEOUT_SCALE:-1}))
 		from=$(lines)
 		run_one "$dir" "$name" "$to"; rc=$?
 		last=$(lines); note=$(splats "$from" "$last")

@@ -1,0 +1,274 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+# vm-timeout: 1800
+"""Random probe rewrites while two kdamonds run: nothing crashes, every
+read is well formed, no count exceeds aggr/sample.
+
+kdamond 0 monitors physical memory, kdamond 1 the virtual address space
+of a workload (anon, THP and tmpfs file memory, in a child memcg), both
+with probes, sampling every 1 ms and aggregating every 20 ms, with the
+damon_region_aggregated tracepoint enabled.  Then STRESS_COMMITS (default
+10000) 'commit's, each to a random kdamond with a random set of 0-4
+probes of 0-3 filters of random types, memcg paths (existing, removed,
+never existing) and hugepage_size ranges (some with min above max) and weights (some
+whose weighted sum overflows), are
+interleaved at random with update_schemes_tried_regions plus a read of
+every hits file, clear_schemes_tried_regions, off/on, removing and
+recreating a memcg that probes name, and reading the trace buffer.
+Checked after every step:
+
+- a commit of valid input succeeds, one of invalid input fails with
+  EINVAL, and neither stops the kdamond;
+- a tried region has one probes/<P> directory per probe of the last
+  successful commit, each hits file one decimal number in 0..20;
+- every trace line parses, carries 0..4 hit bytes, each at most 20.
+
+Under the debug kernel (KASAN, lockdep, list debugging; check-vm.sh
+debug) the kernel log check of the harness makes races visible.
+STRESS_SEED makes a run reproducible.
+"""
+import errno
+import os
+import random
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))), 'lib'))
+import damon_probes as dp  # noqa: E402
+
+SAMPLE_US, AGGR_US = 1000, 20000
+MAX_HITS = AGGR_US // SAMPLE_US
+MEMCGS = ('stress-a', 'stress-b')     # stress-b is removed and recreated
+PATHS = ('/', '/stress-a', '/stress-b', '/stress-never', '/stress-a/x')
+TYPES = ('anon', 'memcg', 'hugepage_size', 'pgidle_unset', 'pgidle_set')
+SIZES = (0, 4096, 8192, 1 << 20, 2 << 20, 1 << 30, 2**64 - 1)
+EINVAL = os.strerror(errno.EINVAL)
+
+
+def kd_dir(i):
+    return '%s/kdamonds/%d' % (dp.ADMIN, i)
+
+
+def ctx_dir(i):
+    return kd_dir(i) + '/contexts/0'
+
+
+class Kdamond:
+    """One kdamond, its last successfully applied probes and whether it
+    runs."""
+
+    def __init__(self, idx, ops, pid=None):
+        self.idx, self.ops, self.pid = idx, ops, pid
+        self.good = []      # probes the running context has
+        self.on = False
+
+    def configure(self):
+        ctx = ctx_dir(self.idx)
+        dp.write(kd_dir(self.idx) + '/contexts/nr_contexts', 1)
+        dp.write(ctx + '/operations', self.ops)
+        attrs = ctx + '/monitoring_attrs'
+        dp.write(attrs + '/intervals/sample_us', SAMPLE_US)
+        dp.write(attrs + '/intervals/aggr_us', AGGR_US)
+        dp.write(attrs + '/nr_regions/min', 10)
+        dp.write(attrs + '/nr_regions/max', 200)
+        dp.write(ctx + '/targets/nr_targets', 1)
+        if self.pid:
+            dp.write(ctx + '/targets/0/pid_target', self.pid)
+        else:
+            s, e = dp.biggest_system_ram()
+            dp.write(ctx + '/targets/0/regions/nr_regions', 1)
+            dp.write(ctx + '/targets/0/regions/0/start', s)
+            dp.write(ctx + '/targets/0/regions/0/end', e)
+        dp.write(ctx + '/schemes/nr_schemes', 1)
+        sch = ctx + '/schemes/0'
+        dp.write(sch + '/action', 'stat')
+        dp.write(sch + '/access_pattern/sz/max', 2**64 - 1)
+        dp.write(sch + '/access_pattern/nr_accesses/max', 2**32 - 1)
+        dp.write(sch + '/access_pattern/age/max', 2**32 - 1)
+        dp.write_probes(self.good, ctx)
+
+    def cmd(self, cmd):
+        return dp.write_err(kd_dir(self.idx) + '/state', cmd)
+
+    def kthread(self):
+        return int(dp.read(kd_dir(self.idx) + '/pid'))
+
+    def check_running(self, what):
+        dp.check(dp.read(kd_dir(self.idx) + '/state') == 'on',
+                 'kdamond %d is off after %s' % (self.idx, what))
+
+
+def random_probes(rng):
+    probes = []
+    for _ in range(rng.randint(0, 4)):
+        filters = []
+        for _ in range(rng.randint(0, 3)):
+            ftype = rng.choice(TYPES)
+            f = dp.probe_filter(ftype, allow=rng.random() < 0.5,
+                                matching=rng.random() < 0.5)
+            if ftype == 'memcg':
+                f['path'] = rng.choice(PATHS)
+            elif ftype == 'hugepage_size':
+                f['sz'] = (rng.choice(SIZES), rng.choice(SIZES))
+            filters.append(f)
+        probes.append({'weight': rng.choice((0, 0, 1, 7, 200000000,
+                                              2**32 - 1)),
+                       'filters': filters})
+    return probes
+
+
+def valid(probes, memcg_alive):
+    """Whether the commit of probes must succeed."""
+    # the weighted hit sum of a region must fit in the u32 it is kept in
+    if sum(p['weight'] for p in probes) * MAX_HITS > 2**32 - 1:
+        return False
+    for p in probes:
+        for f in p['filters']:
+            if f['type'] == 'memcg':
+                name = f['path'].strip('/')
+                if f['path'] != '/' and not memcg_alive.get(name):
+                    return False
+            if f['type'] == 'hugepage_size' and f['sz'][0] > f['sz'][1]:
+                return False
+    return True
+
+
+def read_regions(kd, stats):
+    """update_schemes_tried_regions and read every tried region's files."""
+    err = kd.cmd('update_schemes_tried_regions')
+    dp.check(err is None, 'update_schemes_tried_regions of kdamond %d: %s'
+             % (kd.idx, err))
+    top = ctx_dir(kd.idx) + '/schemes/0/tried_regions'
+    for name in os.listdir(top):
+        if not name.isdigit():
+            continue
+        pdir = '%s/%s/probes' % (top, name)
+        nr = sorted(int(n) for n in os.listdir(pdir))
+        dp.check(nr == list(range(len(kd.good))),
+                 'kdamond %d region %s has probe dirs %s, %d probes '
+                 'committed' % (kd.idx, name, nr, len(kd.good)))
+        for p in nr:
+            val = dp.read('%s/%d/hits' % (pdir, p))
+            dp.check(val.isdigit() and int(val) <= MAX_HITS,
+                     'kdamond %d region %s probe %d hits %r' %
+                     (kd.idx, name, p, val))
+            stats['hits files'] += 1
+        stats['regions'] += 1
+
+
+def check_trace(stats):
+    with open(dp.TRACING + '/trace') as f:
+        text = f.read()
+    dp.write(dp.TRACING + '/trace', '')
+    for line in text.splitlines():
+        if 'damon_region_aggregated:' not in line:
+            continue
+        m = dp.TRACE_RE.search(line.rstrip())
+        dp.check(m, 'malformed trace line: %s' % line)
+        hits = [int(h, 16) for h in m.group(7).split()]
+        dp.check(1 <= len(hits) <= 4 and max(hits) <= MAX_HITS,
+                 'trace line with hits %s: %s' % (hits, line))
+        stats['trace lines'] += 1
+
+
+def test():
+    for name in MEMCGS:
+        dp.make_memcg(name)
+    wl = dp.Workload('--anon', 32, '--thp', 16, '--file', 16, '--hot',
+                     cgroup=MEMCGS[0])
+    try:
+        run(wl)
+    finally:
+        wl.stop()
+        for i in (1, 0):
+            if os.path.exists(kd_dir(i)) and \
+                    dp.read(kd_dir(i) + '/state') == 'on':
+                dp.write(kd_dir(i) + '/state', 'off')
+        dp.write(dp.EVENT + '/enable', 0)
+        dp.write(dp.TRACING + '/trace', '')
+        time.sleep(0.2)
+        for name in MEMCGS:
+            dp.remove_memcg(name)
+
+
+def run(wl):
+    commits = int(os.environ.get('STRESS_COMMITS', 10000))
+    seed = int(os.environ.get('STRESS_SEED', time.time()))
+    rng = random.Random(seed)
+    dp.log('%d commits, seed %d' % (commits, seed))
+    memcg_alive = {name: True for name in MEMCGS}
+
+    dp.write(dp.ADMIN + '/kdamonds/nr_kdamonds', 2)
+    kds = [Kdamond(0, 'paddr'), Kdamond(1, 'vaddr', wl.pid)]
+    for kd in kds:
+        kd.good = [{'filters': [dp.probe_filter('anon')]}]
+        kd.configure()
+        dp.check(kd.cmd('on') is None, 'kdamond %d does not start' % kd.idx)
+        kd.on = True
+    dp.write(dp.TRACING + '/buffer_size_kb', 4096)
+    dp.write(dp.TRACING + '/trace', '')
+    dp.write(dp.EVENT + '/enable', 1)
+    dp.write(dp.TRACING + '/tracing_on', 1)
+
+    stats = dict.fromkeys(('commits ok', 'commits EINVAL', 'regions',
+                           'hits files', 'trace lines', 'clears',
+                           'restarts', 'rmdirs'), 0)
+    t0 = time.time()
+    done = 0
+    while done < commits:
+        kd = rng.choice(kds)
+        op = rng.random()
+        if op < 0.80:
+            probes = random_probes(rng)
+            expect = valid(probes, memcg_alive)
+            dp.write_probes(probes, ctx_dir(kd.idx))
+            err = kd.cmd('commit')
+            done += 1
+            dp.check((err is None) == expect,
+                     'commit #%d to kdamond %d: %s, expected %s: %s' %
+                     (done, kd.idx, err, 'success' if expect else 'EINVAL',
+                      probes))
+            dp.check(err in (None, EINVAL), 'commit #%d: %s' % (done, err))
+            kd.check_running('commit #%d' % done)
+            if err is None:
+                kd.good = probes
+                stats['commits ok'] += 1
+            else:
+                stats['commits EINVAL'] += 1
+                dp.write_probes(kd.good, ctx_dir(kd.idx))
+        elif op < 0.90:
+            read_regions(kd, stats)
+        elif op < 0.94:
+            err = kd.cmd('clear_schemes_tried_regions')
+            dp.check(err is None, 'clear_schemes_tried_regions: %s' % err)
+            stats['clears'] += 1
+        elif op < 0.97:
+            dp.check(kd.cmd('off') is None, 'off of kdamond %d' % kd.idx)
+            dp.check(kd.cmd('on') is None, 'on of kdamond %d' % kd.idx)
+            stats['restarts'] += 1
+        elif op < 0.99:
+            name = MEMCGS[1]
+            if memcg_alive[name]:
+                dp.remove_memcg(name)
+            else:
+                dp.make_memcg(name)
+            memcg_alive[name] = not memcg_alive[name]
+            stats['rmdirs'] += 1
+        else:
+            check_trace(stats)
+        if done and done % 1000 == 0 and op < 0.80:
+            dp.log('%d commits, %.0f s' % (done, time.time() - t0))
+    for kd in kds:
+        kd.check_running('the stress')
+        read_regions(kd, stats)
+    check_trace(stats)
+    dp.log('%.0f s: %s' % (time.time() - t0, ', '.join(
+        '%s %d' % kv for kv in stats.items())))
+    dp.check(stats['commits ok'] > 0 and stats['commits EINVAL'] > 0,
+             'the random commits did not cover both outcomes')
+    dp.check(stats['trace lines'] > 0, 'no trace line was checked')
+
+
+if __name__ == '__main__':
+    dp.main(test)

@@ -1,0 +1,240 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Bad input to every data probe sysfs file fails with the exact error and
+changes nothing, neither the files nor the running context.
+
+A paddr kdamond runs with two probes: probe 0 has no filter (every sampled
+LRU folio hits) and probe 1 one hugepage_size filter.  Then:
+
+1. Every file under monitoring_attrs/probes/ is written with bad values
+   (negative, too big, non-numeric, empty, overlong, an embedded NUL, bad
+   0x/octal forms, trailing garbage, wrong type names, overlong paths), one
+   write(2) each.  Each must fail with EINVAL (ENOMEM for a nr_filters
+   whose directory array cannot be allocated), except the empty write,
+   which sysfs answers with 0 bytes written; after every write the whole
+   probes tree reads back as before.
+2. Valid but unusual forms parse as kstrto*() with base 0 does (0x10 is
+   16, 010 is 8, a trailing newline is fine), as the other DAMON files do.
+3. Inputs that only the commit can judge (memcg path that names no cgroup,
+   empty memcg path, hugepage_size min above max, nr_probes 4 with one bad
+   probe) make 'commit' fail with EINVAL while kdamond keeps running the
+   old probes: same pid, two probe directories per tried region.
+4. The tried-region probe files are read-only (EACCES on open for write)
+   and read back as one decimal number no greater than aggr/sample.
+"""
+import errno
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))), 'lib'))
+import damon_probes as dp  # noqa: E402
+
+PROBES = dp.CTX + '/monitoring_attrs/probes'
+SAMPLE_US, AGGR_US = 5000, 100000
+MAX_HITS = AGGR_US // SAMPLE_US
+
+# bad inputs for each kind of file
+NUM_BAD = [b'-1', b'abc', b'1x', b' 1', b'1 ', b'1\n\n', b'0x', b'08',
+           b'0x1g', b'1.5', b'1\x002', b'\x001', b'\n', b'+-1', b'1e3',
+           b'9' * 5000]
+UINT_BAD = NUM_BAD + [b'4294967296', b'99999999999999999999999']
+ULONG_BAD = NUM_BAD + [b'18446744073709551616', b'0x10000000000000000']
+BOOL_BAD = [b'2', b'x', b'-1', b'o', b'\n', b'Y\x00', b'\x00Y', b' Y',
+            b'x' * 5000]
+TYPE_BAD = [b'Anon', b'ANON', b'anon2', b' anon', b'anon x', b'anon\n\n',
+            b'anon\x00', b'memcg\x00x', b'hugepage', b'pgidle', b'\n',
+            b'addr', b'young', b'x' * 5000]
+PATH_BAD = [b'/' * 4096, b'a' * 5000, b'/x\x00y', b'\x00']
+
+
+def busy_retry(fn, *args):
+    """Call fn until it does not fail with EBUSY: the files that take
+    damon_sysfs_lock answer EBUSY while kdamond holds it for a moment, and
+    the caller is expected to try again."""
+    for _ in range(100):
+        try:
+            return fn(*args)
+        except OSError as e:
+            if e.errno != errno.EBUSY:
+                raise
+            time.sleep(0.01)
+    raise dp.Fail('%s%s: EBUSY 100 times' % (fn.__name__, args))
+
+
+def write_once(path, data):
+    fd = os.open(path, os.O_WRONLY)
+    try:
+        return os.write(fd, data)
+    finally:
+        os.close(fd)
+
+
+def raw_write(path, data):
+    """One write(2) of data (again on EBUSY); returns (errno name or None,
+    bytes written)."""
+    try:
+        return None, busy_retry(write_once, path, data)
+    except OSError as e:
+        return errno.errorcode[e.errno], 0
+
+
+def snapshot(top=PROBES):
+    """Every file under top and its content."""
+    snap = {}
+    for d, _, files in os.walk(top):
+        for f in files:
+            snap[os.path.join(d, f)] = busy_retry(dp.read,
+                                                  os.path.join(d, f))
+    return snap
+
+
+def fuzz(path, bad, expect='EINVAL', special=None):
+    """Write every bad value to path; the write must fail with expect (or
+    special[value]) and the probes tree must not change.  Returns the
+    number of inputs tried."""
+    before = snapshot()
+    for val in bad:
+        want = (special or {}).get(val, expect)
+        err, n = raw_write(path, val)
+        dp.check(err == want, '%s <- %r: got %s (%d bytes), want %s' %
+                 (path, val[:40], err, n, want))
+        after = snapshot()
+        dp.check(after == before, '%s <- %r changed the probes tree: %s' %
+                 (path, val[:40], sorted(k for k in after
+                                         if after[k] != before.get(k))))
+    # the empty write is a no-op in sysfs
+    err, n = raw_write(path, b'')
+    dp.check(err is None and n == 0, '%s <- empty: %s %d' % (path, err, n))
+    dp.check(snapshot() == before, '%s <- empty changed the tree' % path)
+    return len(bad) + 1
+
+
+def parses(path, forms):
+    """Valid unusual forms and the value each reads back as."""
+    old = busy_retry(dp.read, path)
+    for val, shown in forms:
+        err, _ = raw_write(path, val)
+        dp.check(err is None, '%s <- %r failed: %s' % (path, val, err))
+        got = busy_retry(dp.read, path)
+        dp.check(got == shown, '%s <- %r reads %s, want %s' %
+                 (path, val, got, shown))
+    raw_write(path, old.encode())
+    return len(forms)
+
+
+def commit_fails(kd_pid, why):
+    err = dp.write_err(dp.KD + '/state', 'commit')
+    dp.check(err == os.strerror(errno.EINVAL),
+             'commit with %s: %s, want EINVAL' % (why, err))
+    dp.check(dp.read(dp.KD + '/state') == 'on' and
+             dp.kdamond_pid() == kd_pid,
+             'kdamond stopped or restarted after the failed commit (%s)' %
+             why)
+    check_running(why)
+
+
+def check_running(why):
+    """The running context still has the two probes of the setup."""
+    regions = dp.tried_regions()
+    dp.check(regions, 'no tried region after %s' % why)
+    for s, e, _, _, hits in regions:
+        dp.check(len(hits) == 2, 'region %x-%x has %d probe dirs after %s'
+                 % (s, e, len(hits), why))
+        dp.check(all(0 <= h <= MAX_HITS for h in hits),
+                 'region %x-%x hits %s out of 0..%d' % (s, e, hits, MAX_HITS))
+    dp.check(sum(h[0] for *_, h in regions) > 0,
+             'the no-filter probe hit nothing after %s' % why)
+
+
+def test():
+    probes = [{'filters': []},
+              {'weight': 3, 'filters': [dp.probe_filter(
+                  'hugepage_size', sz=(2 << 20, 2 << 20))]}]
+    dp.setup('paddr', sample_us=SAMPLE_US, aggr_us=AGGR_US, probes=probes)
+    dp.state('on')
+    kd_pid = dp.kdamond_pid()
+    tried = 0
+
+    p0, p1 = PROBES + '/0', PROBES + '/1'
+    f = p1 + '/filters/0'
+    tried += fuzz(PROBES + '/nr_probes', UINT_BAD + [b'5', b'2147483648'])
+    tried += fuzz(p0 + '/weight', UINT_BAD)
+    tried += fuzz(p1 + '/filters/nr_filters', UINT_BAD + [b'2147483648',
+                                                          b'2147483647'],
+                  special={b'2147483647': 'ENOMEM'})
+    tried += fuzz(f + '/type', TYPE_BAD)
+    tried += fuzz(f + '/matching', BOOL_BAD)
+    tried += fuzz(f + '/allow', BOOL_BAD)
+    tried += fuzz(f + '/path', PATH_BAD)
+    tried += fuzz(f + '/min', ULONG_BAD)
+    tried += fuzz(f + '/max', ULONG_BAD)
+    dp.log('%d bad writes to 9 probe files: exact errors, nothing changed'
+           % tried)
+
+    forms = parses(p1 + '/weight', [(b'0x10', '16'), (b'010', '8'),
+                                    (b'7\n', '7'), (b'4294967295',
+                                                    '4294967295')])
+    forms += parses(f + '/min', [(b'0x200000', '2097152'), (b'00', '0'),
+                                 (b'18446744073709551615',
+                                  '18446744073709551615')])
+    forms += parses(f + '/matching', [(b'yes', 'Y'), (b'0', 'N'),
+                                      (b'on', 'Y'), (b'off', 'N')])
+    forms += parses(f + '/type', [(b'anon\n', 'anon'), (b'pgidle_set',
+                                                        'pgidle_set')])
+    forms += parses(f + '/path', [(b'/a/b\n', '/a/b'), (b'\n', '')])
+    dp.log('%d unusual but valid forms read back as kstrto*() base 0 '
+           'parses them' % forms)
+
+    # the running context has not changed through all of that
+    check_running('the bad writes')
+    dp.check(dp.kdamond_pid() == kd_pid, 'kdamond restarted')
+
+    # inputs that only the commit can judge
+    good = snapshot()
+    dp.write(f + '/type', 'memcg')
+    dp.write(f + '/path', '/no/such/cgroup')
+    commit_fails(kd_pid, 'a memcg path naming no cgroup')
+    dp.write(f + '/path', '')
+    commit_fails(kd_pid, 'an empty memcg path')
+    dp.write(f + '/path', '/')
+    dp.write(f + '/type', 'hugepage_size')
+    dp.write(f + '/min', 4096 * 2)
+    dp.write(f + '/max', 4096)
+    commit_fails(kd_pid, 'hugepage_size min above max')
+    dp.write_probes([{'filters': []}] * 3 + [{'filters': [
+        dp.probe_filter('memcg', path='/no/such/cgroup')]}])
+    commit_fails(kd_pid, 'four probes, the last one bad')
+    dp.log('4 commits with inputs only the commit can judge: EINVAL, '
+           'kdamond %d kept running the old 2 probes' % kd_pid)
+
+    # and a good commit still works afterwards
+    dp.write_probes(probes)
+    dp.check(snapshot() == good, 'rewriting the setup did not restore it')
+    dp.state('commit')
+
+    # tried region probe files: read-only, one decimal number each
+    files = 0
+    top = dp.CTX + '/schemes/0/tried_regions'
+    for d, _, names in os.walk(top):
+        if '/probes/' not in d + '/':
+            continue
+        for name in names:
+            path = os.path.join(d, name)
+            try:
+                os.close(os.open(path, os.O_WRONLY))
+                raise dp.Fail('%s opens for writing' % path)
+            except PermissionError:
+                pass
+            val = busy_retry(dp.read, path)
+            dp.check(val.isdigit() and int(val) <= MAX_HITS,
+                     '%s reads %r' % (path, val))
+            files += 1
+    dp.check(files > 0, 'no tried-region probe file to check')
+    dp.log('%d tried-region probe files: read-only, values in 0..%d' %
+           (files, MAX_HITS))
+
+
+if __name__ == '__main__':
+    dp.main(test)
