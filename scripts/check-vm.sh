@@ -44,7 +44,7 @@ if [ $kind = debug ]; then
 	log=$LOGS/vm-tests-debug.log to=${TIMEOUT:-7200}
 else
 	env=(-e KST_TIMEOUT=300 -e VMT_TIMEOUT=300
-	     -e "STRESS_COMMITS=${STRESS_COMMITS:-1000}" -e "KST_RERUNS=${KST_RERUNS:-2}" -e "XFAIL=${XFAIL:-}")
+	     -e "STRESS_COMMITS=${STRESS_COMMITS:-500}" -e "KST_RERUNS=${KST_RERUNS:-2}" -e "XFAIL=${XFAIL:-}")
 	log=$LOGS/vm-tests.log to=${TIMEOUT:-1800}
 fi
 say "running the VM tests in QEMU ($kind kernel; console log: $log)"
