@@ -1,20 +1,26 @@
 #!/bin/bash
-# usage: scripts/run-kunit.sh [extra kunit.py run args, e.g. 'damon-sysfs*']
+# usage: scripts/run-kunit.sh [no-sysfs] [extra kunit.py run args, e.g. 'damon-sysfs*']
 # Build and run the DAMON KUnit suites on UML:
 #   tools/testing/kunit/kunit.py run --kunitconfig=configs/kunitconfig --build_dir=$BUILD/kunit
+# no-sysfs: configs/kunitconfig-no-sysfs (DAMON_SYSFS=n, MEMCG=n) in
+#   $BUILD/kunit-no-sysfs, log $LOGS/kunit-no-sysfs.log.
 # Passes only if kunit.py exits 0 AND prints "Testing complete. Ran N tests: passed: N".
 # Prints failed/crashed test names on failure; ends with "N passed, N failed".
 # Full output: $LOGS/kunit.log.
 set -eu
 . "$(dirname "$0")/lib.sh"
-log=$LOGS/kunit.log
+cfg=$REPO/configs/kunitconfig bdir=$BUILD/kunit log=$LOGS/kunit.log
+if [ "${1:-}" = no-sysfs ]; then
+	cfg=$REPO/configs/kunitconfig-no-sysfs bdir=$BUILD/kunit-no-sysfs log=$LOGS/kunit-no-sysfs.log
+	shift
+fi
 [ -d "$TREE/.git" ] || die "no kernel tree in $TREE: run scripts/setup-base.sh"
 
 t=$(date +%s)
-say "KUnit (UML): building and running DAMON tests (-j$JOBS${USE_CCACHE:+, ccache})"
+say "KUnit (UML, ${cfg##*/}): building and running DAMON tests (-j$JOBS${USE_CCACHE:+, ccache})"
 rc=0
-(cd "$TREE" && ./tools/testing/kunit/kunit.py run --kunitconfig="$REPO/configs/kunitconfig" \
-	--build_dir="$BUILD/kunit" --jobs="$JOBS" --make_options "$(make_cc)" "$@") >"$log" 2>&1 || rc=$?
+(cd "$TREE" && ./tools/testing/kunit/kunit.py run --kunitconfig="$cfg" \
+	--build_dir="$bdir" --jobs="$JOBS" --make_options "$(make_cc)" "$@") >"$log" 2>&1 || rc=$?
 
 summary=$(grep -E 'Testing complete\.' "$log" | tail -1 | sed 's/^\[[0-9:]*\] //' || true)
 total=$(sed -nE 's/.*Ran ([0-9]+) tests:.*/\1/p' <<<"$summary")
