@@ -29,7 +29,8 @@ for v in "${variants[@]}"; do
 			! grep -q "^$s=" "$out/.config" || die "variant $v: $s still set" ;;
 		esac
 	done <"$frag"
-	touch "$TREE"/mm/damon/*.c
+	# recompile mm/damon/ every time, so that its warnings reach the log
+	rm -f "$out"/mm/damon/*.o
 	make -C "$TREE" O="$out" ARCH=$arch "$(make_cc)" -j"$JOBS" mm/damon/ >>"$log" 2>&1 ||
 		{ grep -E -A3 'error' "$log" | tail -30 >&2; die "variant $v: mm/damon/ does not build (log: $log)"; }
 	if grep -E '(mm/damon/|include/linux/damon\.h).*(warning|error):' "$log" >&2; then

@@ -8,6 +8,9 @@
 #   checkpatch  scripts/check-checkpatch.sh  --strict: 0 errors/warnings (CHECKs justified)
 #   sparse      scripts/check-sparse.sh    no new sparse warnings in mm/damon/
 #   kunit       scripts/run-kunit.sh       DAMON KUnit on UML
+#   kunit-nosysfs scripts/run-kunit.sh no-sysfs  the same without DAMON_SYSFS and MEMCG
+#   configs     scripts/check-configs.sh   mm/damon/ builds warning-free with MEMCG=n,
+#                                          THP=n, DAMON_PADDR=n and for i386
 #   vm          scripts/check-vm.sh        DAMON kselftests + vm-tests/ in QEMU
 # --full adds:
 #   debug-build scripts/build-guest.sh debug  (KASAN, lockdep, kmemleak, ...)
@@ -66,6 +69,8 @@ stage series     "$S/check-series.sh"
 stage checkpatch "$S/check-checkpatch.sh"
 stage sparse     "$S/check-sparse.sh"
 stage kunit      "$S/run-kunit.sh"
+stage kunit-nosysfs "$S/run-kunit.sh" no-sysfs
+stage configs    "$S/check-configs.sh"
 stage vm         "$S/check-vm.sh"
 if [ -n "$full" ]; then
 	stage debug-build "$S/build-guest.sh" debug
