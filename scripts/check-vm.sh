@@ -15,6 +15,8 @@
 #   "tried regions is not created", the debug kernel is too slow for it).
 #   The point of that run is the kernel-log check (KASAN, lockdep, kmemleak).
 # XFAIL="a.py b.sh" adds expected failures.
+# STRESS_COMMITS: commits of vm-tests/probes-stress.py (500; 10000 on the
+# debug kernel); STRESS_SEED, STRESS_SAMPLE_US, STRESS_AGGR_US: passed on.
 set -eu
 . "$(dirname "$0")/lib.sh"
 kind=normal vmopt=()
@@ -47,6 +49,9 @@ else
 	     -e "STRESS_COMMITS=${STRESS_COMMITS:-500}" -e "KST_RERUNS=${KST_RERUNS:-2}" -e "XFAIL=${XFAIL:-}")
 	log=$LOGS/vm-tests.log to=${TIMEOUT:-1800}
 fi
+for v in STRESS_SEED STRESS_SAMPLE_US STRESS_AGGR_US; do	# passed on when set
+	[ -z "${!v:-}" ] || env+=(-e "$v=${!v}")
+done
 say "running the VM tests in QEMU ($kind kernel; console log: $log)"
 show='^(\[[0-9:]+\] |TAP version|1\.\.|ok |not ok |[0-9]+ passed, |# (FLAKY|FAILED|RUN|kernel splat|kmemleak)|VM |VM-|.*(Kernel panic|BUG:|WARNING:|KASAN:))'
 [ -n "${VERBOSE:-}" ] && show=.

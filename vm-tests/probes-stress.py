@@ -25,7 +25,8 @@ Checked after every step:
 
 Under the debug kernel (KASAN, lockdep, list debugging; check-vm.sh
 debug) the kernel log check of the harness makes races visible.
-STRESS_SEED makes a run reproducible.
+STRESS_SEED makes a run reproducible; STRESS_SAMPLE_US and STRESS_AGGR_US
+change the intervals (kdamond takes a commit only after an aggregation).
 """
 import errno
 import os
@@ -37,7 +38,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))), 'lib'))
 import damon_probes as dp  # noqa: E402
 
-SAMPLE_US, AGGR_US = 1000, 20000
+SAMPLE_US = int(os.environ.get('STRESS_SAMPLE_US', 1000))
+AGGR_US = int(os.environ.get('STRESS_AGGR_US', 20000))
 MAX_HITS = AGGR_US // SAMPLE_US
 MEMCGS = ('stress-a', 'stress-b')     # stress-b is removed and recreated
 PATHS = ('/', '/stress-a', '/stress-b', '/stress-never', '/stress-a/x')
@@ -216,9 +218,11 @@ def run(wl):
                            'restarts', 'rmdirs'), 0)
     t0 = time.time()
     done = 0
+    secs = {}
     while done < commits:
         kd = rng.choice(kds)
         op = rng.random()
+        t_op = time.time()
         if op < 0.80:
             probes = random_probes(rng)
             expect = valid(probes, memcg_alive)
@@ -257,6 +261,10 @@ def run(wl):
             stats['rmdirs'] += 1
         else:
             check_trace(stats)
+        kind = ('commit' if op < 0.80 else 'update' if op < 0.90 else
+                'clear' if op < 0.94 else 'off/on' if op < 0.97 else
+                'memcg' if op < 0.99 else 'trace')
+        secs[kind] = secs.get(kind, 0) + time.time() - t_op
         if done and done % 1000 == 0 and op < 0.80:
             dp.log('%d commits, %.0f s' % (done, time.time() - t0))
     for kd in kds:
@@ -265,6 +273,8 @@ def run(wl):
     check_trace(stats)
     dp.log('%.0f s: %s' % (time.time() - t0, ', '.join(
         '%s %d' % kv for kv in stats.items())))
+    dp.log('seconds spent: %s' % ', '.join(
+        '%s %.0f' % kv for kv in sorted(secs.items())))
     dp.check(stats['commits ok'] > 0 and stats['commits EINVAL'] > 0,
              'the random commits did not cover both outcomes')
     dp.check(stats['trace lines'] > 0, 'no trace line was checked')
