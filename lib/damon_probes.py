@@ -7,6 +7,7 @@ helper, and computes ground truth from /proc/kpageflags, /proc/kpagecgroup
 and /proc/<pid>/pagemap.  Used by vm-tests/, demo/ and bench/.
 """
 
+import errno
 import os
 import re
 import struct
@@ -41,9 +42,24 @@ def log(*args):
     print('#', *args, flush=True)
 
 
+BUSY_RETRIES = [0]   # EBUSY answers that write() retried
+
+
 def write(path, val):
-    with open(path, 'w') as f:
-        f.write(str(val))
+    """Write val to a sysfs file.  The DAMON files that take
+    damon_sysfs_lock with a trylock answer EBUSY while a kdamond callback
+    holds it for a moment; like any user, try again (up to 1 s)."""
+    for _ in range(200):
+        try:
+            with open(path, 'w') as f:
+                f.write(str(val))
+            return
+        except OSError as e:
+            if e.errno != errno.EBUSY:
+                raise
+            BUSY_RETRIES[0] += 1
+            time.sleep(0.005)
+    raise OSError(errno.EBUSY, os.strerror(errno.EBUSY), path)
 
 
 def read(path):

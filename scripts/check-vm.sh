@@ -9,13 +9,13 @@
 # "N passed, N failed[, N skipped]".
 # Per-test timeout 300 s (sysfs.sh needs ~60 s on an idle 2-core host, 2-3x
 # that on a busy one); the whole VM run is killed after TIMEOUT (1800 s).
-# debug: the KASAN/lockdep/kmemleak kernel: 1200 s per test, 7200 s in all;
+# debug: the KASAN/lockdep/kmemleak kernel: 1200 s per test, 10800 s in all;
 #   expected failures there: debugfs_target_ids_pid_leak.sh (KASAN's
 #   quarantine delays frees) and damon_nr_regions.py (failed 3 of 3 runs:
 #   "tried regions is not created", the debug kernel is too slow for it).
 #   The point of that run is the kernel-log check (KASAN, lockdep, kmemleak).
 # XFAIL="a.py b.sh" adds expected failures.
-# STRESS_COMMITS: commits of vm-tests/probes-stress.py (500; 10000 on the
+# STRESS_COMMITS: commits of vm-tests/probes-stress.py (500; 1000 on the
 # debug kernel); STRESS_SEED, STRESS_SAMPLE_US, STRESS_AGGR_US: passed on.
 set -eu
 . "$(dirname "$0")/lib.sh"
@@ -42,8 +42,9 @@ fi
 
 if [ $kind = debug ]; then
 	env=(-e KST_TIMEOUT=1200 -e VMT_TIMEOUT=1200 -e VMT_TIMEOUT_SCALE=4
-	     -e "STRESS_COMMITS=${STRESS_COMMITS:-10000}" -e "KST_RERUNS=${KST_RERUNS:-2}" -e "XFAIL=debugfs_target_ids_pid_leak.sh damon_nr_regions.py ${XFAIL:-}")
-	log=$LOGS/vm-tests-debug.log to=${TIMEOUT:-7200}
+	     -e "STRESS_COMMITS=${STRESS_COMMITS:-1000}" -e STRESS_SAMPLE_US=5000 -e STRESS_AGGR_US=25000
+	     -e "KST_RERUNS=${KST_RERUNS:-2}" -e "XFAIL=debugfs_target_ids_pid_leak.sh damon_nr_regions.py ${XFAIL:-}")
+	log=$LOGS/vm-tests-debug.log to=${TIMEOUT:-10800}
 else
 	env=(-e KST_TIMEOUT=300 -e VMT_TIMEOUT=300
 	     -e "STRESS_COMMITS=${STRESS_COMMITS:-500}" -e "KST_RERUNS=${KST_RERUNS:-2}" -e "XFAIL=${XFAIL:-}")

@@ -15,6 +15,8 @@
 # --full adds:
 #   debug-build scripts/build-guest.sh debug  (KASAN, lockdep, kmemleak, ...)
 #   debug-vm    scripts/check-vm.sh debug     the VM tests on that kernel
+#   stress      STRESS_COMMITS=10000 scripts/check-vm.sh probes-stress.py
+#               (normal kernel: the debug kernel is too slow for 10k commits)
 # Prints the wall time of each stage and, as the last line,
 # "N passed, N failed[, N skipped]": every stage counts as one check, except
 # those that report tests (patches built, patches checkpatched, KUnit cases,
@@ -75,5 +77,6 @@ stage vm         "$S/check-vm.sh"
 if [ -n "$full" ]; then
 	stage debug-build "$S/build-guest.sh" debug
 	stage debug-vm    "$S/check-vm.sh" debug
+	stage stress      env STRESS_COMMITS=10000 TIMEOUT=7200 "$S/check-vm.sh" probes-stress.py
 fi
 finish 0

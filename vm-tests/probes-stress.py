@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-# vm-timeout: 1800
+# vm-timeout: 5400
 """Random probe rewrites while two kdamonds run: nothing crashes, every
 read is well formed, no count exceeds aggr/sample.
 
@@ -91,6 +91,7 @@ class Kdamond:
         dp.write_probes(self.good, ctx)
 
     def cmd(self, cmd):
+        """Write cmd to the state file; returns the error name or None."""
         return dp.write_err(kd_dir(self.idx) + '/state', cmd)
 
     def kthread(self):
@@ -248,8 +249,10 @@ def run(wl):
             dp.check(err is None, 'clear_schemes_tried_regions: %s' % err)
             stats['clears'] += 1
         elif op < 0.97:
-            dp.check(kd.cmd('off') is None, 'off of kdamond %d' % kd.idx)
-            dp.check(kd.cmd('on') is None, 'on of kdamond %d' % kd.idx)
+            err = kd.cmd('off')
+            dp.check(err is None, 'off of kdamond %d: %s' % (kd.idx, err))
+            err = kd.cmd('on')
+            dp.check(err is None, 'on of kdamond %d: %s' % (kd.idx, err))
             stats['restarts'] += 1
         elif op < 0.99:
             name = MEMCGS[1]
@@ -273,6 +276,7 @@ def run(wl):
     check_trace(stats)
     dp.log('%.0f s: %s' % (time.time() - t0, ', '.join(
         '%s %d' % kv for kv in stats.items())))
+    dp.log('EBUSY answers retried (lib write()): %d' % dp.BUSY_RETRIES[0])
     dp.log('seconds spent: %s' % ', '.join(
         '%s %.0f' % kv for kv in sorted(secs.items())))
     dp.check(stats['commits ok'] > 0 and stats['commits EINVAL'] > 0,
