@@ -25,12 +25,15 @@ kind=normal vmopt=()
 "$REPO/scripts/build-guest.sh" $([ $kind = debug ] && echo debug)
 
 say "building the DAMON kselftests and the VM tests"
-kst_log=$LOGS/kst-build.log
-rm -rf "$BUILD/kst" "$BUILD/vmtests"
-make -C "$TREE/tools/testing/selftests" TARGETS=damon O="$BUILD/kst-build" \
-	install INSTALL_PATH="$BUILD/kst" >"$kst_log" 2>&1 ||
+kst_log=$LOGS/kst-build-$kind.log
+# one set of test binaries per kernel kind, so that a normal and a debug run
+# can go on at the same time
+kst=$BUILD/kst-$kind vmt=$BUILD/vmtests-$kind
+rm -rf "$kst" "$vmt"
+make -C "$TREE/tools/testing/selftests" TARGETS=damon O="$BUILD/kst-build-$kind" \
+	install INSTALL_PATH="$kst" >"$kst_log" 2>&1 ||
 	{ tail -20 "$kst_log" >&2; die "building the DAMON kselftests (log: $kst_log)"; }
-make -C "$REPO/vm-tests" OUT="$BUILD/vmtests" >>"$kst_log" 2>&1 ||
+make -C "$REPO/vm-tests" OUT="$vmt" >>"$kst_log" 2>&1 ||
 	{ tail -20 "$kst_log" >&2; die "building vm-tests/*.c (log: $kst_log)"; }
 if [ -f "$REPO/tools/Makefile" ]; then	# tools/*.c -> $BUILD/tools/ (ticker, ...)
 	make -C "$REPO/tools" OUT="$BUILD/tools" >>"$kst_log" 2>&1 ||
@@ -50,6 +53,7 @@ else
 	     -e "STRESS_COMMITS=${STRESS_COMMITS:-500}" -e "KST_RERUNS=${KST_RERUNS:-2}" -e "XFAIL=${XFAIL:-}")
 	log=$LOGS/vm-tests.log to=${TIMEOUT:-1800}
 fi
+env+=(-e "KST=$kst" -e "VMT_BIN=$vmt")
 for v in STRESS_SEED STRESS_SAMPLE_US STRESS_AGGR_US; do	# passed on when set
 	[ -z "${!v:-}" ] || env+=(-e "$v=${!v}")
 done
