@@ -22,7 +22,8 @@ import damon_probes as dp  # noqa: E402
 KERNEL = os.environ.get('KERNEL', 'one')
 RUNS = int(os.environ.get('RUNS', 3))
 SECONDS = float(os.environ.get('RUN_SECONDS', 5))
-FUNCS = ('damon_get_folio', 'damon_account_probes', 'damon_pa_check_accesses')
+FUNCS = ('damon_get_folio', 'damon_account_probes', 'damon_pa_check_accesses',
+         'damon_pa_prepare_access_checks')
 MEMCG = 'bench'
 STAT = dp.TRACING + '/trace_stat'
 
