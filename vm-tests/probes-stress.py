@@ -23,6 +23,9 @@ Checked after every step:
   successful commit, each hits file one decimal number in 0..20;
 - every trace line parses, carries 0..4 hit bytes, each at most 20.
 
+At the end, a probe without filters committed to both kdamonds must count
+exactly aggr/sample in every region: the counts still tell the truth.
+
 Under the debug kernel (KASAN, lockdep, list debugging; check-vm.sh
 debug) the kernel log check of the harness makes races visible.
 STRESS_SEED makes a run reproducible; STRESS_SAMPLE_US and STRESS_AGGR_US
@@ -175,6 +178,30 @@ def check_trace(stats):
         stats['trace lines'] += 1
 
 
+def check_truth(kds):
+    """After the stress, the counts still tell the truth: a probe without
+    filters hits every sample, so each region's count of the last complete
+    window is exactly aggr/sample."""
+    for kd in kds:
+        kd.good = [{'filters': []}, {'filters': [dp.probe_filter('anon')]}]
+        dp.write_probes(kd.good, ctx_dir(kd.idx))
+        err = kd.cmd('commit')
+        dp.check(err is None, 'final commit to kdamond %d: %s' % (kd.idx, err))
+    # the commit takes effect at an aggregation; then one full window
+    time.sleep(4 * AGGR_US / 1e6 + 1)
+    for kd in kds:
+        err = kd.cmd('update_schemes_tried_regions')
+        dp.check(err is None, 'update of kdamond %d: %s' % (kd.idx, err))
+        top = ctx_dir(kd.idx) + '/schemes/0/tried_regions'
+        hits = [int(dp.read('%s/%s/probes/0/hits' % (top, name)))
+                for name in os.listdir(top) if name.isdigit()]
+        dp.check(hits and all(h == MAX_HITS for h in hits),
+                 'kdamond %d: the no-filter probe counted %s, want %d in '
+                 'every region' % (kd.idx, sorted(set(hits)), MAX_HITS))
+        dp.log('kdamond %d: the no-filter probe hit all %d samples in each '
+               'of %d regions' % (kd.idx, MAX_HITS, len(hits)))
+
+
 def test():
     for name in MEMCGS:
         dp.make_memcg(name)
@@ -274,6 +301,7 @@ def run(wl):
         kd.check_running('the stress')
         read_regions(kd, stats)
     check_trace(stats)
+    check_truth(kds)
     dp.log('%.0f s: %s' % (time.time() - t0, ', '.join(
         '%s %d' % kv for kv in stats.items())))
     dp.log('EBUSY answers retried (lib write()): %d' % dp.BUSY_RETRIES[0])
