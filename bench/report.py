@@ -134,8 +134,10 @@ def lookups(rows):
             'sample the series looks a folio up for the mkold of the sampling '
             'preparation and once for the access check and all probes '
             '(ideal 2), the variant once more (ideal 3).  The profiler counts '
-            'a little above the ideal in both kernels; the difference of the '
-            'two kernels is the cost of the second lookup.  The time of '
+            'a little above the ideal in both kernels because the mkold of '
+            'the preparation looks the folio up again for each of its '
+            'mappings in damon_ptep_mkold() (stock code); the difference of '
+            'the two kernels is the cost of the second lookup.  The time of '
             'damon_pa_check_accesses() includes its callees and the '
             'profiler\'s own cost and is dominated by TCG noise; compare the '
             'ratio only, and only from a run on an otherwise idle machine.', '',
