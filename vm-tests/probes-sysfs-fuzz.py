@@ -3,8 +3,8 @@
 """Bad input to every data probe sysfs file fails with the exact error and
 changes nothing, neither the files nor the running context.
 
-A paddr kdamond runs with two probes: probe 0 has no filter (every sampled
-LRU folio hits) and probe 1 one hugepage_size filter.  Then:
+A paddr kdamond runs with two probes: probe 0 has no filter (every sample
+hits) and probe 1 one hugepage_size filter.  Then:
 
 1. Every file under monitoring_attrs/probes/ is written with bad values
    (negative, too big, non-numeric, empty, overlong, an embedded NUL, bad
