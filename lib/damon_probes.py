@@ -42,24 +42,33 @@ def log(*args):
     print('#', *args, flush=True)
 
 
-BUSY_RETRIES = [0]   # EBUSY answers that write() retried
+BUSY_RETRIES = [0]   # EBUSY answers that busy_retry() retried
 
 
-def write(path, val):
-    """Write val to a sysfs file.  The DAMON files that take
-    damon_sysfs_lock with a trylock answer EBUSY while a kdamond callback
-    holds it for a moment; like any user, try again (up to 1 s)."""
+def busy_retry(fn, *args):
+    """Call fn(*args) until it does not fail with EBUSY, for up to 1 s.
+    The DAMON files that take damon_sysfs_lock with a trylock answer EBUSY
+    while a kdamond callback holds it for a moment; like any user, try
+    again."""
     for _ in range(200):
         try:
-            with open(path, 'w') as f:
-                f.write(str(val))
-            return
+            return fn(*args)
         except OSError as e:
             if e.errno != errno.EBUSY:
                 raise
             BUSY_RETRIES[0] += 1
             time.sleep(0.005)
-    raise OSError(errno.EBUSY, os.strerror(errno.EBUSY), path)
+    raise OSError(errno.EBUSY, '%s%r: EBUSY for 1 s' % (fn.__name__, args))
+
+
+def _write_once(path, val):
+    with open(path, 'w') as f:
+        f.write(str(val))
+
+
+def write(path, val):
+    """Write val to a sysfs file (again on EBUSY: see busy_retry())."""
+    busy_retry(_write_once, path, val)
 
 
 def read(path):
@@ -126,40 +135,52 @@ def biggest_system_ram():
 def setup(ops='paddr', pid=None, sample_us=5000, aggr_us=100000,
           min_nr=10, max_nr=1000, probes=(), stat_scheme=True,
           regions=None):
-    """Configure kdamond 0 with one context (stopped).  probes=None leaves
-    the probes directory alone (for kernels without it).  A paddr context
-    monitors the biggest System RAM range unless regions are given."""
-    if ops == 'paddr' and not regions:
-        regions = [biggest_system_ram()]
+    """Configure kdamond 0, the only one, with one context (stopped); the
+    arguments are those of setup_kdamond()."""
     if os.path.exists(KD) and read(KD + '/state') == 'on':
         write(KD + '/state', 'off')
     write(ADMIN + '/kdamonds/nr_kdamonds', 1)
-    write(KD + '/contexts/nr_contexts', 1)
-    write(CTX + '/operations', ops)
-    attrs = CTX + '/monitoring_attrs'
+    setup_kdamond(KD, ops, pid, sample_us, aggr_us, min_nr, max_nr, probes,
+                  stat_scheme, regions)
+
+
+def setup_kdamond(kd, ops='paddr', pid=None, sample_us=5000, aggr_us=100000,
+                  min_nr=10, max_nr=1000, probes=(), stat_scheme=True,
+                  regions=None, update_us=1000000):
+    """Configure the stopped kdamond directory kd with one context.
+    probes=None leaves the probes directory alone (for kernels without it);
+    update_us=None leaves the update interval alone.  A paddr context
+    monitors the biggest System RAM range unless regions are given."""
+    if ops == 'paddr' and not regions:
+        regions = [biggest_system_ram()]
+    ctx = kd + '/contexts/0'
+    write(kd + '/contexts/nr_contexts', 1)
+    write(ctx + '/operations', ops)
+    attrs = ctx + '/monitoring_attrs'
     write(attrs + '/intervals/sample_us', sample_us)
     write(attrs + '/intervals/aggr_us', aggr_us)
-    write(attrs + '/intervals/update_us', 1000000)
+    if update_us is not None:
+        write(attrs + '/intervals/update_us', update_us)
     write(attrs + '/nr_regions/min', min_nr)
     write(attrs + '/nr_regions/max', max_nr)
-    write(CTX + '/targets/nr_targets', 1)
+    write(ctx + '/targets/nr_targets', 1)
     if pid is not None:
-        write(CTX + '/targets/0/pid_target', pid)
+        write(ctx + '/targets/0/pid_target', pid)
     if regions:
-        write(CTX + '/targets/0/regions/nr_regions', len(regions))
+        write(ctx + '/targets/0/regions/nr_regions', len(regions))
         for i, (s, e) in enumerate(regions):
-            write('%s/targets/0/regions/%d/start' % (CTX, i), s)
-            write('%s/targets/0/regions/%d/end' % (CTX, i), e)
-    write(CTX + '/schemes/nr_schemes', 1 if stat_scheme else 0)
+            write('%s/targets/0/regions/%d/start' % (ctx, i), s)
+            write('%s/targets/0/regions/%d/end' % (ctx, i), e)
+    write(ctx + '/schemes/nr_schemes', 1 if stat_scheme else 0)
     if stat_scheme:
         # a stat scheme trying every region, for tried_regions
-        sdir = CTX + '/schemes/0'
+        sdir = ctx + '/schemes/0'
         write(sdir + '/action', 'stat')
         write(sdir + '/access_pattern/sz/max', 2**64 - 1)
         write(sdir + '/access_pattern/nr_accesses/max', 2**32 - 1)
         write(sdir + '/access_pattern/age/max', 2**32 - 1)
     if probes is not None:
-        write_probes(list(probes))
+        write_probes(list(probes), ctx)
 
 
 def state(cmd):

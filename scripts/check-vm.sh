@@ -35,13 +35,8 @@ make -C "$TREE/tools/testing/selftests" TARGETS=damon O="$BUILD/kst-build-$kind"
 	{ tail -20 "$kst_log" >&2; die "building the DAMON kselftests (log: $kst_log)"; }
 make -C "$REPO/vm-tests" OUT="$vmt" >>"$kst_log" 2>&1 ||
 	{ tail -20 "$kst_log" >&2; die "building vm-tests/*.c (log: $kst_log)"; }
-if [ -f "$REPO/tools/Makefile" ]; then	# tools/*.c -> $BUILD/tools/ (ticker, ...)
-	make -C "$REPO/tools" OUT="$BUILD/tools" >>"$kst_log" 2>&1 ||
-		{ tail -20 "$kst_log" >&2; die "building tools/*.c (log: $kst_log)"; }
-else
-	mkdir -p "$BUILD/tools"
-	gcc -O2 -o "$BUILD/tools/ticker" "$REPO/tools/ticker.c" || die "building tools/ticker.c"
-fi
+make -C "$REPO/tools" OUT="$BUILD/tools" >>"$kst_log" 2>&1 ||	# ticker, workloads
+	{ tail -20 "$kst_log" >&2; die "building tools/*.c (log: $kst_log)"; }
 
 if [ $kind = debug ]; then
 	env=(-e KST_TIMEOUT=1200 -e VMT_TIMEOUT=1200 -e VMT_TIMEOUT_SCALE=4

@@ -60,45 +60,20 @@ def ctx_dir(i):
 
 
 class Kdamond:
-    """One kdamond, its last successfully applied probes and whether it
-    runs."""
+    """One kdamond and the probes it last applied successfully."""
 
     def __init__(self, idx, ops, pid=None):
         self.idx, self.ops, self.pid = idx, ops, pid
         self.good = []      # probes the running context has
-        self.on = False
 
     def configure(self):
-        ctx = ctx_dir(self.idx)
-        dp.write(kd_dir(self.idx) + '/contexts/nr_contexts', 1)
-        dp.write(ctx + '/operations', self.ops)
-        attrs = ctx + '/monitoring_attrs'
-        dp.write(attrs + '/intervals/sample_us', SAMPLE_US)
-        dp.write(attrs + '/intervals/aggr_us', AGGR_US)
-        dp.write(attrs + '/nr_regions/min', 10)
-        dp.write(attrs + '/nr_regions/max', 200)
-        dp.write(ctx + '/targets/nr_targets', 1)
-        if self.pid:
-            dp.write(ctx + '/targets/0/pid_target', self.pid)
-        else:
-            s, e = dp.biggest_system_ram()
-            dp.write(ctx + '/targets/0/regions/nr_regions', 1)
-            dp.write(ctx + '/targets/0/regions/0/start', s)
-            dp.write(ctx + '/targets/0/regions/0/end', e)
-        dp.write(ctx + '/schemes/nr_schemes', 1)
-        sch = ctx + '/schemes/0'
-        dp.write(sch + '/action', 'stat')
-        dp.write(sch + '/access_pattern/sz/max', 2**64 - 1)
-        dp.write(sch + '/access_pattern/nr_accesses/max', 2**32 - 1)
-        dp.write(sch + '/access_pattern/age/max', 2**32 - 1)
-        dp.write_probes(self.good, ctx)
+        dp.setup_kdamond(kd_dir(self.idx), self.ops, pid=self.pid,
+                         sample_us=SAMPLE_US, aggr_us=AGGR_US, max_nr=200,
+                         probes=self.good, update_us=None)
 
     def cmd(self, cmd):
         """Write cmd to the state file; returns the error name or None."""
         return dp.write_err(kd_dir(self.idx) + '/state', cmd)
-
-    def kthread(self):
-        return int(dp.read(kd_dir(self.idx) + '/pid'))
 
     def check_running(self, what):
         dp.check(dp.read(kd_dir(self.idx) + '/state') == 'on',
@@ -141,11 +116,13 @@ def valid(probes, memcg_alive):
 
 
 def read_regions(kd, stats):
-    """update_schemes_tried_regions and read every tried region's files."""
+    """update_schemes_tried_regions and read every tried region's files;
+    returns the hits of each region, one list per region."""
     err = kd.cmd('update_schemes_tried_regions')
     dp.check(err is None, 'update_schemes_tried_regions of kdamond %d: %s'
              % (kd.idx, err))
     top = ctx_dir(kd.idx) + '/schemes/0/tried_regions'
+    regions = []
     for name in os.listdir(top):
         if not name.isdigit():
             continue
@@ -154,13 +131,17 @@ def read_regions(kd, stats):
         dp.check(nr == list(range(len(kd.good))),
                  'kdamond %d region %s has probe dirs %s, %d probes '
                  'committed' % (kd.idx, name, nr, len(kd.good)))
+        hits = []
         for p in nr:
             val = dp.read('%s/%d/hits' % (pdir, p))
             dp.check(val.isdigit() and int(val) <= MAX_HITS,
                      'kdamond %d region %s probe %d hits %r' %
                      (kd.idx, name, p, val))
+            hits.append(int(val))
             stats['hits files'] += 1
         stats['regions'] += 1
+        regions.append(hits)
+    return regions
 
 
 def check_trace(stats):
@@ -178,7 +159,7 @@ def check_trace(stats):
         stats['trace lines'] += 1
 
 
-def check_truth(kds):
+def check_truth(kds, stats):
     """After the stress, the counts still tell the truth: a probe without
     filters hits every sample, so each region's count of the last complete
     window is exactly aggr/sample."""
@@ -192,11 +173,7 @@ def check_truth(kds):
     for kd in kds:
         deadline = time.time() + 60
         while True:
-            err = kd.cmd('update_schemes_tried_regions')
-            dp.check(err is None, 'update of kdamond %d: %s' % (kd.idx, err))
-            top = ctx_dir(kd.idx) + '/schemes/0/tried_regions'
-            hits = [int(dp.read('%s/%s/probes/0/hits' % (top, name)))
-                    for name in os.listdir(top) if name.isdigit()]
+            hits = [h[0] for h in read_regions(kd, stats)]
             if hits and all(h == MAX_HITS for h in hits):
                 break
             dp.check(time.time() < deadline,
@@ -241,7 +218,6 @@ def run(wl):
         kd.good = [{'filters': [dp.probe_filter('anon')]}]
         kd.configure()
         dp.check(kd.cmd('on') is None, 'kdamond %d does not start' % kd.idx)
-        kd.on = True
     dp.write(dp.TRACING + '/buffer_size_kb', 4096)
     dp.write(dp.TRACING + '/trace', '')
     dp.write(dp.EVENT + '/enable', 1)
@@ -307,10 +283,10 @@ def run(wl):
         kd.check_running('the stress')
         read_regions(kd, stats)
     check_trace(stats)
-    check_truth(kds)
+    check_truth(kds, stats)
     dp.log('%.0f s: %s' % (time.time() - t0, ', '.join(
         '%s %d' % kv for kv in stats.items())))
-    dp.log('EBUSY answers retried (lib write()): %d' % dp.BUSY_RETRIES[0])
+    dp.log('EBUSY answers retried (lib busy_retry()): %d' % dp.BUSY_RETRIES[0])
     dp.log('seconds spent: %s' % ', '.join(
         '%s %.0f' % kv for kv in sorted(secs.items())))
     dp.check(stats['commits ok'] > 0 and stats['commits EINVAL'] > 0,

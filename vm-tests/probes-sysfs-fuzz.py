@@ -25,7 +25,6 @@ hits) and probe 1 one hugepage_size filter.  Then:
 import errno
 import os
 import sys
-import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))), 'lib'))
@@ -49,20 +48,6 @@ TYPE_BAD = [b'Anon', b'ANON', b'anon2', b' anon', b'anon x', b'anon\n\n',
 PATH_BAD = [b'/' * 4096, b'a' * 5000, b'/x\x00y', b'\x00']
 
 
-def busy_retry(fn, *args):
-    """Call fn until it does not fail with EBUSY: the files that take
-    damon_sysfs_lock answer EBUSY while kdamond holds it for a moment, and
-    the caller is expected to try again."""
-    for _ in range(100):
-        try:
-            return fn(*args)
-        except OSError as e:
-            if e.errno != errno.EBUSY:
-                raise
-            time.sleep(0.01)
-    raise dp.Fail('%s%s: EBUSY 100 times' % (fn.__name__, args))
-
-
 def write_once(path, data):
     fd = os.open(path, os.O_WRONLY)
     try:
@@ -75,7 +60,7 @@ def raw_write(path, data):
     """One write(2) of data (again on EBUSY); returns (errno name or None,
     bytes written)."""
     try:
-        return None, busy_retry(write_once, path, data)
+        return None, dp.busy_retry(write_once, path, data)
     except OSError as e:
         return errno.errorcode[e.errno], 0
 
@@ -85,7 +70,7 @@ def snapshot(top=PROBES):
     snap = {}
     for d, _, files in os.walk(top):
         for f in files:
-            snap[os.path.join(d, f)] = busy_retry(dp.read,
+            snap[os.path.join(d, f)] = dp.busy_retry(dp.read,
                                                   os.path.join(d, f))
     return snap
 
@@ -113,11 +98,11 @@ def fuzz(path, bad, expect='EINVAL', special=None):
 
 def parses(path, forms):
     """Valid unusual forms and the value each reads back as."""
-    old = busy_retry(dp.read, path)
+    old = dp.busy_retry(dp.read, path)
     for val, shown in forms:
         err, _ = raw_write(path, val)
         dp.check(err is None, '%s <- %r failed: %s' % (path, val, err))
-        got = busy_retry(dp.read, path)
+        got = dp.busy_retry(dp.read, path)
         dp.check(got == shown, '%s <- %r reads %s, want %s' %
                  (path, val, got, shown))
     raw_write(path, old.encode())
@@ -227,7 +212,7 @@ def test():
                 raise dp.Fail('%s opens for writing' % path)
             except PermissionError:
                 pass
-            val = busy_retry(dp.read, path)
+            val = dp.busy_retry(dp.read, path)
             dp.check(val.isdigit() and int(val) <= MAX_HITS,
                      '%s reads %r' % (path, val))
             files += 1
