@@ -9,8 +9,9 @@ S := scripts
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
 
-setup: ## install packages (root), unpack the pinned base, create the patched tree
+setup: ## install packages (root), damo, unpack the pinned base, create the patched tree
 	$(S)/setup-deps.sh
+	$(S)/setup-damo.sh
 	$(S)/setup-base.sh
 	$(S)/tree.sh
 

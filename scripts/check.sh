@@ -3,6 +3,7 @@
 # The project's whole test run, in this order, stopping at the first real
 # failure with a message naming the stage and the patch or test:
 #   deps        scripts/setup-deps.sh      apt packages (root)
+#   damo        scripts/setup-damo.sh      damo 3.4 unpacked from Debian's package
 #   base        scripts/setup-base.sh      pinned base tree in $BUILD/linux
 #   series      scripts/check-series.sh    every patch applies; x86 guest builds after each
 #   checkpatch  scripts/check-checkpatch.sh  --strict: 0 errors/warnings (CHECKs justified)
@@ -66,6 +67,7 @@ stage() { # <name> <command...>
 }
 
 stage deps       "$S/setup-deps.sh"
+stage damo       "$S/setup-damo.sh"
 stage base       "$S/setup-base.sh"
 stage series     "$S/check-series.sh"
 stage checkpatch "$S/check-checkpatch.sh"

@@ -13,7 +13,16 @@
 #   vm/           per-run scratch dirs of scripts/run-vm.sh
 #   logs/         logs of the last run of each step
 
-set -o pipefail
+set -o pipefail -o errtrace
+# Loud failures: a command that fails under `set -e` in any script that sources
+# this file names the script, the line and the command before the script exits
+# (a bare `exit 1` cannot be silent, nor can a failed pipe under pipefail).
+on_err() {
+	local rc=$? cmd=$BASH_COMMAND
+	printf 'FAILED: %s line %s: `%s` exited with %s\n' \
+		"${BASH_SOURCE[1]##*/}" "${BASH_LINENO[0]}" "$cmd" "$rc" >&2
+}
+trap on_err ERR
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${BUILD:-$REPO/build}
 mkdir -p "$BUILD" && BUILD=$(cd "$BUILD" && pwd)	# absolute: the VM sees host paths

@@ -15,6 +15,7 @@ step() { say "[$1/6] $2 ($(since "$t0") s elapsed)"; }
 
 step 1 "installing the Debian packages the harness needs"
 "$REPO/scripts/setup-deps.sh"
+"$REPO/scripts/setup-damo.sh"
 step 2 "unpacking the pinned base ($BASE_PKG $BASE_VERSION), once"
 "$REPO/scripts/setup-base.sh"
 if [ -z "${SKIP_TREE:-}" ]; then

@@ -17,7 +17,7 @@
 set -u
 DAMO=${DAMO:-$BUILD/damo/damo}
 WL=$BUILD/tools/attr-workload
-[ -x "$DAMO" ] || { echo "# SKIP: damo not unpacked (scripts/setup-damo.sh)"; exit 4; }
+[ -x "$DAMO" ] || { echo "# FAIL: no damo at $DAMO (scripts/setup-damo.sh installs it)"; exit 1; }
 cg=/sys/fs/cgroup/damo-test
 echo +memory >/sys/fs/cgroup/cgroup.subtree_control
 mkdir -p "$cg"
