@@ -9,6 +9,6 @@ set -eu
 make -s -C "$REPO/tools" OUT="$BUILD/tools"
 raw=$LOGS/bench-accuracy.jsonl
 MEM=${MEM:-2G} TIMEOUT=1800 VM_LOG=$LOGS/bench-accuracy.log \
-	"$REPO/scripts/run-vm.sh" -- python3 "$REPO/bench/accuracy-guest.py" |
+	"$REPO/scripts/run-vm.sh" -e TICKER=0 -- python3 "$REPO/bench/accuracy-guest.py" |
 	grep '^{' >"$raw" || die "the accuracy run failed (log: $LOGS/bench-accuracy.log)"
 python3 "$REPO/bench/report.py" accuracy "$raw"

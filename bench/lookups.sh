@@ -43,7 +43,7 @@ for boot in $(seq "${BOOTS:-2}"); do
 	for v in one two; do
 		say "boot $boot: kernel '$v'"
 		MEM=${MEM:-2G} TIMEOUT=1200 VM_LOG=$LOGS/bench-lookups-$v.log \
-			"$REPO/scripts/run-vm.sh" -k "$out/bzImage-$v" -e KERNEL=$v \
+			"$REPO/scripts/run-vm.sh" -e TICKER=0 -k "$out/bzImage-$v" -e KERNEL=$v \
 			-e "RUNS=${RUNS:-3}" -e "RUN_SECONDS=${RUN_SECONDS:-5}" \
 			-- python3 "$REPO/bench/lookups-guest.py" | grep '^{' >>"$raw" ||
 			die "the '$v' run failed (log: $LOGS/bench-lookups-$v.log)"

@@ -18,7 +18,7 @@ for kernel in stock patched; do
 	else kopt=() cfg="0 1x1 1x3 2x1 2x3 4x1 4x3"; fi
 	say "running the $kernel kernel"
 	MEM=${MEM:-2G} TIMEOUT=3000 VM_LOG=$LOGS/bench-overhead-$kernel.log \
-		"$REPO/scripts/run-vm.sh" "${kopt[@]}" -e KERNEL=$kernel -e "CONFIGS=$cfg" \
+		"$REPO/scripts/run-vm.sh" -e TICKER=0 "${kopt[@]}" -e KERNEL=$kernel -e "CONFIGS=$cfg" \
 		-e "RUNS=${RUNS:-5}" -e "RUN_SECONDS=${RUN_SECONDS:-4}" \
 		-- python3 "$REPO/bench/overhead-guest.py" | grep '^{' >>"$raw" ||
 		die "the $kernel run failed (log: $LOGS/bench-overhead-$kernel.log)"

@@ -13,7 +13,7 @@ raw=$LOGS/bench-size.jsonl
 for g in ${SIZES:-1 2 4 8}; do
 	say "guest with $g GiB"
 	MEM=${g}G TIMEOUT=1800 VM_LOG=$LOGS/bench-size-$g.log \
-		"$REPO/scripts/run-vm.sh" -e "REPS=${REPS:-3}" -- \
+		"$REPO/scripts/run-vm.sh" -e TICKER=0 -e "REPS=${REPS:-3}" -- \
 		python3 "$REPO/bench/size-guest.py" | grep '^{' >>"$raw" ||
 		die "the $g GiB run failed (log: $LOGS/bench-size-$g.log)"
 done

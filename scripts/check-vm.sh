@@ -1,20 +1,15 @@
 #!/bin/bash
 # usage: scripts/check-vm.sh [debug] [test-name...]
 # Build the guest kernel (incremental), the DAMON kselftests and the project's
-# VM tests, boot the guest and run scripts/vm-run-tests.sh in it (all tests, or
+# VM tests, boot the guest and run guest/run-tests.sh in it (all tests, or
 # only the named ones, e.g. damon-sysfs-present.sh damos_quota.py).
 # Shows the result lines (VERBOSE=1: the whole console); the full console log
 # is $LOGS/vm-tests[-debug].log.  Fails naming the failed tests, or the test
 # that was running when the guest panicked or timed out.  Last line of output:
 # "N passed, N failed[, N skipped]".
-# Per-test timeout 300 s (sysfs.sh needs ~60 s on an idle 2-core host, 2-3x
-# that on a busy one); the whole VM run is killed after TIMEOUT (1800 s).
-# debug: the KASAN/lockdep/kmemleak kernel: 1200 s per test, 10800 s in all;
-#   expected failures there: debugfs_target_ids_pid_leak.sh (KASAN's
-#   quarantine delays frees) and damon_nr_regions.py (failed 3 of 3 runs:
-#   "tried regions is not created", the debug kernel is too slow for it).
-#   The point of that run is the kernel-log check (KASAN, lockdep, kmemleak).
-# XFAIL="a.py b.sh" adds expected failures.
+# Timeouts and expected skips: vm-tests/settings, vm-tests/kselftests.settings
+# (300 s per test; x4 on the debug kernel, the KASAN/lockdep/kmemleak build);
+# the whole VM run is killed after TIMEOUT (1800 s; 10800 s debug).
 # STRESS_COMMITS: commits of vm-tests/probes-stress.py (500; 1000 on the
 # debug kernel); STRESS_SEED, STRESS_SAMPLE_US, STRESS_AGGR_US: passed on.
 set -eu
@@ -24,31 +19,27 @@ kind=normal vmopt=()
 
 "$REPO/scripts/build-guest.sh" $([ $kind = debug ] && echo debug)
 
-say "building the DAMON kselftests and the VM tests"
+say "building the DAMON kselftests and the guest tools"
 kst_log=$LOGS/kst-build-$kind.log
 # one set of test binaries per kernel kind, so that a normal and a debug run
 # can go on at the same time
-kst=$BUILD/kst-$kind vmt=$BUILD/vmtests-$kind
-rm -rf "$kst" "$vmt"
+kst=$BUILD/kst-$kind
+rm -rf "$kst"
 make -C "$TREE/tools/testing/selftests" TARGETS=damon O="$BUILD/kst-build-$kind" \
 	install INSTALL_PATH="$kst" >"$kst_log" 2>&1 ||
 	{ tail -20 "$kst_log" >&2; die "building the DAMON kselftests (log: $kst_log)"; }
-make -C "$REPO/vm-tests" OUT="$vmt" >>"$kst_log" 2>&1 ||
-	{ tail -20 "$kst_log" >&2; die "building vm-tests/*.c (log: $kst_log)"; }
 make -C "$REPO/tools" OUT="$BUILD/tools" >>"$kst_log" 2>&1 ||	# ticker, workloads
 	{ tail -20 "$kst_log" >&2; die "building tools/*.c (log: $kst_log)"; }
 
+env=(-e "KST=$kst" -e "KERNEL_KIND=$kind" -e "KST_RERUNS=${KST_RERUNS:-2}")
 if [ $kind = debug ]; then
-	env=(-e KST_TIMEOUT=1200 -e VMT_TIMEOUT=1200 -e VMT_TIMEOUT_SCALE=4
-	     -e "STRESS_COMMITS=${STRESS_COMMITS:-1000}" -e STRESS_SAMPLE_US=5000 -e STRESS_AGGR_US=25000
-	     -e "KST_RERUNS=${KST_RERUNS:-2}" -e "XFAIL=debugfs_target_ids_pid_leak.sh damon_nr_regions.py ${XFAIL:-}")
+	env+=(-e TIMEOUT_SCALE=4 -e "STRESS_COMMITS=${STRESS_COMMITS:-1000}"
+	      -e STRESS_SAMPLE_US=5000 -e STRESS_AGGR_US=25000)
 	log=$LOGS/vm-tests-debug.log to=${TIMEOUT:-10800}
 else
-	env=(-e KST_TIMEOUT=300 -e VMT_TIMEOUT=300
-	     -e "STRESS_COMMITS=${STRESS_COMMITS:-500}" -e "KST_RERUNS=${KST_RERUNS:-2}" -e "XFAIL=${XFAIL:-}")
+	env+=(-e "STRESS_COMMITS=${STRESS_COMMITS:-500}")
 	log=$LOGS/vm-tests.log to=${TIMEOUT:-1800}
 fi
-env+=(-e "KST=$kst" -e "VMT_BIN=$vmt")
 for v in STRESS_SEED STRESS_SAMPLE_US STRESS_AGGR_US; do	# passed on when set
 	[ -z "${!v:-}" ] || env+=(-e "$v=${!v}")
 done
@@ -57,7 +48,7 @@ show='^(\[[0-9:]+\] |TAP version|1\.\.|ok |not ok |[0-9]+ passed, |# (FLAKY|FAIL
 [ -n "${VERBOSE:-}" ] && show=.
 set +e
 VM_LOG=$log TIMEOUT=$to "$REPO/scripts/run-vm.sh" ${vmopt[@]+"${vmopt[@]}"} "${env[@]}" -- \
-	"$REPO/scripts/vm-run-tests.sh" "$@" 2>&1 | grep --line-buffered -E "$show"
+	"$REPO/guest/run-tests.sh" "$@" 2>&1 | grep --line-buffered -E "$show"
 rc=${PIPESTATUS[0]}
 set -e
 

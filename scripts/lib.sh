@@ -7,9 +7,9 @@
 #   x86/          O= build dir of the x86_64 guest kernel
 #   x86-debug/    O= build dir of the debug guest kernel
 #   kunit/        kunit.py --build_dir (UML)
-#   kst/          installed DAMON kselftests (kst-build/: their objects)
-#   vmtests/      the project's C VM tests, built by vm-tests/Makefile
-#   tools/        host-built helpers for the guest (ticker)
+#   kst-<kind>/   installed DAMON kselftests (kst-build-<kind>/: objects)
+#   tools/        tools/*.c built for the guest (ticker, workloads, tsc-khz)
+#   damo/         damo unpacked from Debian's package (setup-damo.sh)
 #   vm/           per-run scratch dirs of scripts/run-vm.sh
 #   logs/         logs of the last run of each step
 

@@ -40,5 +40,5 @@ MEM=${MEM:-2G} TIMEOUT=${TIMEOUT:-600} VM_LOG=$LOGS/demo.log \
 	"$REPO/scripts/run-vm.sh" \
 	-e "WINDOWS=${WINDOWS:-20}" -e "SAMPLE_US=${SAMPLE_US:-5000}" \
 	-e "AGGR_US=${AGGR_US:-100000}" -e "PROBES=${PROBES:-anon,memcg,thp}" \
-	-- "$REPO/demo/in-guest.sh"
+	-- python3 "$REPO/demo/attr-demo.py"
 say "done in $(since "$t0") s (console log: $LOGS/demo.log)"

@@ -1,7 +1,7 @@
 #!/bin/bash
 # usage: scripts/run-vm.sh [-k bzImage | --debug] [-e VAR=value]... [--] [command [args...]]
 # Boot the guest kernel in QEMU (TCG by default) with the host's root filesystem
-# shared read-only over virtio-9p and scripts/vm-init.sh as PID 1, run
+# shared read-only over virtio-9p and guest/init.sh as PID 1, run
 # <command> as root in the current directory, and exit with its exit status.
 # Without a command: an interactive root shell on the serial console (quit the
 # shell, or press Ctrl-A x to kill QEMU).  In the guest /tmp, /var/tmp, /root
@@ -90,7 +90,7 @@ if [ "$accel" = tcg ] && [ "$(uname -m)" = x86_64 ]; then
 fi
 append="console=ttyS0 root=hostroot rootfstype=9p ro"
 append+=" rootflags=trans=virtio,version=9p2000.L,msize=512000,cache=loose"
-append+=" init=$REPO/scripts/vm-init.sh HARNESS_RUN=$run"
+append+=" init=$REPO/guest/init.sh HARNESS_RUN=$run"
 append+=" panic=-1 panic_on_warn=1 oops=panic tsc=reliable$tsc quiet ${VM_APPEND:-}"
 # shellcheck disable=SC2206
 qemu=(qemu-system-x86_64 -accel "$qaccel" -cpu max -smp "${SMP:-2}" -m "${MEM:-2G}"

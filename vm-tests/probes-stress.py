@@ -1,6 +1,5 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-# vm-timeout: 5400
 """Random probe rewrites while two kdamonds run: nothing crashes, every
 read is well formed, no count exceeds aggr/sample.
 

@@ -6,6 +6,9 @@
 # Sets up /proc /sys /dev /run, debugfs, tracefs, cgroup2, writable /tmp /var/tmp
 # /root (overlays on the read-only host root), runs the command or shell,
 # prints "VM-EXIT: rc=N" and powers the VM off.
+# For every command: PYTHONPATH has guest/ (damon_probes.py), and under TCG one
+# context-switch ticker runs per vCPU (tools/ticker.c: without it TCG hides
+# re-set PTE accessed bits from DAMON) unless TICKER=0 (the benchmarks).
 # Everything is in main() so that bash has read the whole file before running
 # any of it: the host may edit this file (over 9p) while a VM runs.
 main() {
@@ -40,6 +43,14 @@ main() {
 	printf '\nVM-INIT: userspace up at %ss, kernel %s\n' "$(cut -d' ' -f1 /proc/uptime)" "$(uname -r)"
 	# shellcheck disable=SC1091
 	. "$HARNESS_RUN/env" || { echo "VM-INIT: cannot read $HARNESS_RUN/env"; }
+	export PYTHONPATH=$REPO/guest${PYTHONPATH:+:$PYTHONPATH}
+	local tickers=() c
+	if [ "${HARNESS_ACCEL:-tcg}" = tcg ] && [ "${TICKER:-1}" != 0 ] && [ -x "$BUILD/tools/ticker" ]; then
+		for c in $(seq 0 $(($(nproc) - 1))); do
+			"$BUILD/tools/ticker" "$c" "${TICK_NS:-1000000}" &
+			tickers+=($!)
+		done
+	fi
 	if [ ${#VM_CMD[@]} -gt 0 ]; then
 		"${VM_CMD[@]}" </dev/null
 		rc=$?
@@ -49,6 +60,7 @@ main() {
 		setsid -c bash -l <>/dev/ttyS0 >&0 2>&1
 		rc=$?
 	fi
+	[ ${#tickers[@]} -eq 0 ] || kill "${tickers[@]}" 2>/dev/null
 	printf '\nVM-EXIT: rc=%d\n' "$rc"
 	# with QEMU's -no-reboot a reboot ends QEMU; exiting PID 1 panics, and
 	# panic=-1 reboots, so the fallback ends it too
