@@ -11,13 +11,7 @@ git -C "$TREE" rev-parse -q --verify refs/tags/base >/dev/null ||
 	die "no base tree: run scripts/setup-base.sh"
 [ -e "$stock/.git" ] || git -C "$TREE" worktree add -q --detach "$stock" base
 TREE=$stock
-mkdir -p "$out"
-if ! cmp -s "$REPO/configs/guest.config" "$out/harness-fragment.config"; then
-	say "configuring the stock kernel"
-	cp "$REPO/configs/guest.config" "$out/harness-fragment.config"
-	kmake "$out" KCONFIG_ALLCONFIG="$out/harness-fragment.config" allnoconfig >"$log" 2>&1 ||
-		{ tail -20 "$log"; die "configuring the stock kernel"; }
-fi
+kconfig_build "$TREE" "$out" x86_64 "$REPO/configs/guest.config"
 say "building the stock kernel in $out (log: $log)"
-kmake "$out" -j"$JOBS" bzImage >>"$log" 2>&1 || { tail -30 "$log"; die "building the stock kernel"; }
+kmake "$out" -j"$JOBS" bzImage >"$log" 2>&1 || { tail -30 "$log"; die "building the stock kernel"; }
 echo "$out/arch/x86/boot/bzImage"

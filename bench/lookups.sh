@@ -1,6 +1,6 @@
 #!/bin/bash
 # usage: bench/lookups.sh
-# What sharing the access check's folio with the probes saves (issue 4):
+# What sharing the access check's folio with the probes saves:
 # builds the series with the ftrace function profiler
 # (configs/guest.config + configs/bench-prof.config) twice in a worktree
 # ($BUILD/linux-prof, output $BUILD/x86-prof): "one", the series as is, and
@@ -18,15 +18,8 @@ series=$(git -C "$TREE" rev-parse series)
 [ -e "$wt/.git" ] || git -C "$TREE" worktree add -q --detach "$wt" "$series"
 git -C "$wt" checkout -q --detach "$series"
 git -C "$wt" checkout -q -- mm/damon/paddr.c
-mkdir -p "$out"
-frag=$out/harness-fragment.config
-cat "$REPO/configs/guest.config" "$REPO/configs/bench-prof.config" >"$frag.new"
-if ! cmp -s "$frag.new" "$frag"; then
-	say "configuring the profiling kernel"
-	mv "$frag.new" "$frag"
-	TREE=$wt kmake "$out" KCONFIG_ALLCONFIG="$frag" allnoconfig >"$log" 2>&1 ||
-		{ tail -20 "$log"; die "configuring the profiling kernel"; }
-fi
+kconfig_build "$wt" "$out" x86_64 "$REPO/configs/guest.config" "$REPO/configs/bench-prof.config"
+: >"$log"
 grep -q '^CONFIG_FUNCTION_PROFILER=y' "$out/.config" || die "no CONFIG_FUNCTION_PROFILER in $out/.config"
 for v in one two; do
 	[ $v = one ] || git -C "$wt" apply "$REPO/bench/two-lookups.diff"

@@ -15,20 +15,9 @@ for v in "${variants[@]}"; do
 	[ -f "$frag" ] || die "no variant $frag"
 	out=$BUILD/cfg-$v log=$LOGS/cfg-$v.log arch=x86_64
 	[ "$v" = i386 ] && arch=i386
-	mkdir -p "$out"
-	cat "$REPO/configs/guest.config" "$frag" >"$out/fragment.config"
 	t=$(date +%s)
-	make -C "$TREE" O="$out" ARCH=$arch "$(make_cc)" \
-		KCONFIG_ALLCONFIG="$out/fragment.config" allnoconfig >"$log" 2>&1 ||
-		{ tail -20 "$log" >&2; die "configuring variant $v"; }
-	# the variant's own lines must have taken effect
-	while read -r l; do
-		case $l in
-		CONFIG_*=y) grep -qxF "$l" "$out/.config" || die "variant $v: $l not applied" ;;
-		"# CONFIG_"*" is not set") s=${l#\# }; s=${s%% *}
-			! grep -q "^$s=" "$out/.config" || die "variant $v: $s still set" ;;
-		esac
-	done <"$frag"
+	kconfig_build "$TREE" "$out" "$arch" "$REPO/configs/guest.config" "$frag"
+	: >"$log"
 	# recompile mm/damon/ every time, so that its warnings reach the log
 	rm -f "$out"/mm/damon/*.o
 	make -C "$TREE" O="$out" ARCH=$arch "$(make_cc)" -j"$JOBS" mm/damon/ >>"$log" 2>&1 ||

@@ -69,3 +69,51 @@ kmake() {
 	local out=$1; shift
 	make -C "$TREE" O="$out" ARCH=x86_64 "$(make_cc)" "$@"
 }
+
+# kconfig_build <tree> <out> <arch> <fragment...>
+# Configure the kernel build dir <out> of <tree> for <arch> as allnoconfig +
+# the fragments (concatenated), the one way every script configures a
+# kernel.  Re-configures only when the fragments or the tree's Kconfig files
+# changed (checking out another commit can add or remove symbols) or there is
+# no .config.  Then every symbol's last line in the fragments (a later
+# fragment overrides an earlier one) must hold in .config: "CONFIG_X=v"
+# present, "# CONFIG_X is not set" not set (Kconfig drops symbols with unmet
+# dependencies silently).  LENIENT=1 tolerates symbols
+# that the checked-out Kconfig does not define yet (the series' early
+# patches).  Log: <out>/kconfig.log.
+kconfig_build() {
+	local tree=$1 out=$2 arch=$3 frag key l sym missing=
+	shift 3
+	mkdir -p "$out"
+	frag=$out/harness-fragment.config
+	cat "$@" >"$frag"
+	key=$( { echo "$arch"; cat "$frag"; git -C "$tree" ls-files -s -- ':(glob)**/Kconfig*'
+		git -C "$tree" diff HEAD -- ':(glob)**/Kconfig*'; } | md5sum)
+	if [ ! -f "$out/.config" ] || [ "$key" != "$(cat "$out/harness-config.key" 2>/dev/null)" ]; then
+		say "configuring $out (allnoconfig + ${*##*/}, ARCH=$arch)"
+		rm -f "$out/harness-config.key"
+		make -C "$tree" O="$out" ARCH="$arch" "$(make_cc)" KCONFIG_ALLCONFIG="$frag" \
+			allnoconfig >"$out/kconfig.log" 2>&1 ||
+			{ tail -20 "$out/kconfig.log" >&2; die "configuring $out (log: $out/kconfig.log)"; }
+		echo "$key" >"$out/harness-config.key"
+	fi
+	while read -r l; do
+		case $l in
+		CONFIG_*=*) grep -qxF "$l" "$out/.config" && continue; sym=${l%%=*} ;;
+		"# CONFIG_"*" is not set") sym=${l#\# }; sym=${sym%% *}
+			grep -q "^$sym=" "$out/.config" || continue ;;
+		*) continue ;;
+		esac
+		if [ -n "${LENIENT:-}" ] &&
+		   ! git -C "$tree" grep -qE "^\s*(menu)?config ${sym#CONFIG_}\s*\$" -- ':(glob)**/Kconfig*'; then
+			say "NOTE: $l: not in this checkout's Kconfig yet"
+			continue
+		fi
+		missing+=" $l"
+	done < <(awk '/^CONFIG_[A-Za-z0-9_]+=/ { s = $0; sub(/=.*/, "", s) }
+		      /^# CONFIG_[A-Za-z0-9_]+ is not set/ { s = $2 }
+		      s != "" { last[s] = $0; if (!(s in seen)) { seen[s] = 1; order[++n] = s } s = "" }
+		      END { for (i = 1; i <= n; i++) print last[order[i]] }' "$frag")
+	[ -z "$missing" ] || { rm -f "$out/harness-config.key"
+		die "config lines that do not hold in $out/.config (unmet dependencies?):$missing"; }
+}

@@ -1,54 +1,72 @@
 #!/bin/bash
 # usage: scripts/run-kunit.sh [no-sysfs] [extra kunit.py run args, e.g. 'damon-sysfs*']
 # Build and run the DAMON KUnit suites on UML:
-#   tools/testing/kunit/kunit.py run --kunitconfig=configs/kunitconfig --build_dir=$BUILD/kunit
+#   tools/testing/kunit/kunit.py run --kunitconfig=configs/kunitconfig \
+#       --build_dir=$BUILD/kunit --json=$LOGS/kunit.json
 # no-sysfs: configs/kunitconfig-no-sysfs (DAMON_SYSFS=n, MEMCG=n) in
-#   $BUILD/kunit-no-sysfs, log $LOGS/kunit-no-sysfs.log.
-# Passes only if kunit.py exits 0 AND prints "Testing complete. Ran N tests: passed: N".
-# Prints failed/crashed test names on failure; ends with "N passed, N failed".
-# Full output: $LOGS/kunit.log.
+#   $BUILD/kunit-no-sysfs, logs $LOGS/kunit-no-sysfs.{log,json}.
+# The verdict comes from kunit.py's JSON results (KernelCI format: nested
+# groups of test cases with status PASS, FAIL, SKIP or ERROR), not from its
+# text: it passes only if kunit.py exits 0, at least one case ran, and every
+# case is PASS.  A KUnit skip fails too: no DAMON case may skip on these
+# configs.  Ends with "N passed, N failed[, N skipped]" and names the cases
+# that did not pass.  Full output: $LOGS/kunit[-no-sysfs].log.
 set -eu
 . "$(dirname "$0")/lib.sh"
-cfg=$REPO/configs/kunitconfig bdir=$BUILD/kunit log=$LOGS/kunit.log
+cfg=$REPO/configs/kunitconfig bdir=$BUILD/kunit name=kunit
 if [ "${1:-}" = no-sysfs ]; then
-	cfg=$REPO/configs/kunitconfig-no-sysfs bdir=$BUILD/kunit-no-sysfs log=$LOGS/kunit-no-sysfs.log
+	cfg=$REPO/configs/kunitconfig-no-sysfs bdir=$BUILD/kunit-no-sysfs name=kunit-no-sysfs
 	shift
 fi
+log=$LOGS/$name.log json=$LOGS/$name.json
 [ -d "$TREE/.git" ] || die "no kernel tree in $TREE: run scripts/setup-base.sh"
 
 t=$(date +%s)
 say "KUnit (UML, ${cfg##*/}): building and running DAMON tests (-j$JOBS${USE_CCACHE:+, ccache})"
+rm -f "$json"
 rc=0
 (cd "$TREE" && ./tools/testing/kunit/kunit.py run --kunitconfig="$cfg" \
-	--build_dir="$bdir" --jobs="$JOBS" --make_options "$(make_cc)" "$@") >"$log" 2>&1 || rc=$?
+	--build_dir="$bdir" --jobs="$JOBS" --make_options "$(make_cc)" \
+	--json="$json" "$@") >"$log" 2>&1 || rc=$?
 
-summary=$(grep -E 'Testing complete\.' "$log" | tail -1 | sed 's/^\[[0-9:]*\] //' || true)
-total=$(sed -nE 's/.*Ran ([0-9]+) tests:.*/\1/p' <<<"$summary")
-total=${total:-0}
-num() { sed -nE "s/.*[ :]$1: ([0-9]+).*/\\1/p" <<<"$summary" | grep . || echo 0; }
-passed=$(num passed)
-failed=$(( $(num failed) + $(num crashed) ))
-skipped=$(num skipped)
-[ -n "$summary" ] && say "$summary"
-
-if [ $rc -eq 0 ] && [ "$total" -gt 0 ] &&
-   grep -qE "Testing complete\. Ran $total tests: passed: $total\$" <<<"$summary"; then
-	say "KUnit passed in $(since "$t")s"
+if [ ! -s "$json" ]; then
+	{ grep -E -A3 'error:|Error [0-9]+|ERROR:|not in .config|\*\*\*' "$log" || tail -40 "$log"; } | tail -40 >&2
+	echo "0 passed, 1 failed"
+	die "KUnit: kunit.py rc=$rc and no JSON results (build or boot failed; full log: $log)"
+fi
+# "<passed> <failed> <skipped>" then one "<STATUS> <suite>.<case>" per case
+# that did not pass
+counts=$(python3 - "$json" <<'PY'
+import json, sys
+n = {'PASS': 0, 'FAIL': 0, 'SKIP': 0}
+bad = []
+def walk(g, path):
+    for c in g.get('test_cases', []):
+        st = c['status'] if c['status'] in n else 'FAIL'
+        n[st] += 1
+        if c['status'] != 'PASS':
+            bad.append('%s %s' % (c['status'], '.'.join(path + [c['name']])))
+    for s in g.get('sub_groups', []):
+        walk(s, path + [s['name']])
+walk(json.load(open(sys.argv[1])), [])
+print(n['PASS'], n['FAIL'], n['SKIP'])
+print('\n'.join(bad))
+PY
+)
+read -r passed failed skipped <<<"$(head -1 <<<"$counts")"
+bad=$(tail -n +2 <<<"$counts")
+if [ "$rc" -eq 0 ] && [ "$passed" -gt 0 ] && [ -z "$bad" ]; then
+	say "KUnit: $passed cases passed in $(since "$t")s"
 	echo "$passed passed, 0 failed"
 	exit 0
 fi
-
-# failure: say which tests, or show the build/config errors
-bad=$(sed -nE 's/^\[[0-9:]*\] \[(FAILED|CRASHED)\] ([^ ]+)$/\2/p' "$log" | paste -sd' ' || true)
 if [ -n "$bad" ]; then
-	echo "KUnit output of the failing tests:" >&2
-	{ grep -E -B8 '\[(FAILED|CRASHED)\]' "$log" | grep -vE '^\[[0-9:]*\] \[PASSED\]' || true; } | tail -60 >&2
-else
-	{ grep -E -A3 'error:|Error [0-9]+|ERROR:|not in .config|\*\*\*' "$log" || tail -40 "$log"; } | tail -40 >&2
-	[ "$failed" -gt 0 ] || failed=1
+	echo "KUnit cases that did not pass:" >&2
+	sed 's/^/  /' <<<"$bad" >&2
+	{ grep -E -B8 '\[(FAILED|CRASHED|SKIPPED)\]' "$log" | grep -vE '\[PASSED\]' || true; } | tail -60 >&2
 fi
-line="$passed passed, $failed failed"
-[ "$skipped" -eq 0 ] || line+=", $skipped skipped"
-echo "$line"
-[ -z "$bad" ] || die "KUnit: failing test(s): $bad (${summary}; full log: $log)"
-die "KUnit: kunit.py rc=$rc, ${summary:-no 'Testing complete' summary line} (full log: $log)"
+# a skip is a failure here: count it with the failures
+failed=$((failed + skipped))
+[ "$failed" -gt 0 ] || failed=1
+echo "$passed passed, $failed failed"
+die "KUnit: kunit.py rc=$rc, $passed passed, $failed not passed:" $(awk '{print $2}' <<<"$bad") "(full log: $log)"
