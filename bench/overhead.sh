@@ -4,7 +4,7 @@
 # filters each) against DAMON on the stock 6.12 base, same workload, same
 # guest, sample/aggr 5 ms/100 ms and 5 ms/2 s, RUNS runs each, both kernels
 # booted one after the other in this one run.  Writes the table to
-# bench/results/overhead.md (and a dated copy with the raw JSON lines).
+# bench/results/overhead.md (with the raw JSON lines).
 # Environment: RUNS (5), RUN_SECONDS per run (4), MEM (2G).
 set -eu
 . "$(dirname "$0")/../scripts/lib.sh"

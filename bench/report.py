@@ -1,8 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Turn a benchmark's JSON lines into a Markdown table under bench/results/:
-<name>.md (the latest, shown in the README) and <name>-<date>.md (kept, with
-the raw data).
+"""Turn a benchmark's JSON lines into bench/results/<name>.md: the table,
+then the raw data it was computed from (git keeps the earlier results).
 
 usage: bench/report.py overhead|size|accuracy|lookups <jsonl file>
 """
@@ -165,7 +164,7 @@ def lookups(rows):
         out += ['', '- lookups per region sample, two - one: %+.2f' %
                 (lk['two'] - lk['one']),
                 '- check_accesses time per call, two / one: %.2fx '
-                '(per-run values in the dated copy)' %
+                '(per-run values in the raw data below)' %
                 (med['two'] / med['one'])]
     return out
 
@@ -181,11 +180,9 @@ def main():
     text = '\n'.join(lines) + '\n'
     resdir = os.path.join(REPO, 'bench', 'results')
     os.makedirs(resdir, exist_ok=True)
-    stamp = datetime.datetime.now().strftime('%Y%m%d-%H%M')
     with open(os.path.join(resdir, kind + '.md'), 'w') as f:
-        f.write(text)
-    with open(os.path.join(resdir, '%s-%s.md' % (kind, stamp)), 'w') as f:
-        f.write(text + '\nRaw data:\n\n```\n' + open(path).read() + '```\n')
+        f.write(text + '\nRaw data (one JSON line per run):\n\n```\n' +
+                open(path).read() + '```\n')
     print(text)
 
 
