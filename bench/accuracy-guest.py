@@ -13,12 +13,8 @@ after 1, 5, 10 and 50 aggregation windows, against page-level truth, for:
 Prints one JSON object per case.
 """
 import json
-import os
-import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))), 'lib'))
-import damon_probes as dp  # noqa: E402
+import damon_probes as dp
 
 SAMPLE_US, AGGR_US = 5000, 100000
 MAX_HITS = AGGR_US // SAMPLE_US

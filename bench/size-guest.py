@@ -14,12 +14,9 @@ import json
 import os
 import resource
 import statistics
-import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))), 'lib'))
-import damon_probes as dp  # noqa: E402
+import damon_probes as dp
 
 REPS = int(os.environ.get('REPS', 3))
 SAMPLE_US, AGGR_US = 5000, 100000

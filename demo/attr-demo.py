@@ -13,9 +13,7 @@ import os
 import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))), 'lib'))
-import damon_probes as dp  # noqa: E402
+import damon_probes as dp
 
 WINDOWS = int(os.environ.get('WINDOWS', 20))
 SAMPLE_US = int(os.environ.get('SAMPLE_US', 5000))

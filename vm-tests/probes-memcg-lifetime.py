@@ -20,12 +20,9 @@ step touches the removed memcg.
 """
 import errno
 import os
-import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))), 'lib'))
-import damon_probes as dp  # noqa: E402
+import damon_probes as dp
 
 MEMCG = 'probe-lifetime'
 SAMPLE_US, AGGR_US = 5000, 100000

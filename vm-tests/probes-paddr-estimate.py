@@ -23,12 +23,8 @@ start and the end of the run.  Tolerance: TOLERANCE relative error of the
 mean estimate.  Probes 2 and 3 are checked exactly in every region of every
 window, and the tried_regions hits files must agree with the same rules.
 """
-import os
-import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))), 'lib'))
-import damon_probes as dp  # noqa: E402
+import damon_probes as dp
 
 WINDOWS = 10
 TOLERANCE = 0.10

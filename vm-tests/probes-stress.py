@@ -33,12 +33,9 @@ change the intervals (kdamond takes a commit only after an aggregation).
 import errno
 import os
 import random
-import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))), 'lib'))
-import damon_probes as dp  # noqa: E402
+import damon_probes as dp
 
 SAMPLE_US = int(os.environ.get('STRESS_SAMPLE_US', 1000))
 AGGR_US = int(os.environ.get('STRESS_AGGR_US', 20000))
@@ -285,7 +282,8 @@ def run(wl):
     check_truth(kds, stats)
     dp.log('%.0f s: %s' % (time.time() - t0, ', '.join(
         '%s %d' % kv for kv in stats.items())))
-    dp.log('EBUSY answers retried (lib busy_retry()): %d' % dp.BUSY_RETRIES[0])
+    dp.log('EBUSY answers retried (damon_probes.busy_retry()): %d' %
+           dp.BUSY_RETRIES[0])
     dp.log('seconds spent: %s' % ', '.join(
         '%s %.0f' % kv for kv in sorted(secs.items())))
     dp.check(stats['commits ok'] > 0 and stats['commits EINVAL'] > 0,

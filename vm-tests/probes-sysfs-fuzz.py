@@ -24,11 +24,8 @@ hits) and probe 1 one hugepage_size filter.  Then:
 """
 import errno
 import os
-import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))), 'lib'))
-import damon_probes as dp  # noqa: E402
+import damon_probes as dp
 
 PROBES = dp.CTX + '/monitoring_attrs/probes'
 SAMPLE_US, AGGR_US = 5000, 100000

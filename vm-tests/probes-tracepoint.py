@@ -11,12 +11,7 @@ stays silent without probes, and saturates at ff instead of wrapping.
 """
 import time
 
-import os
-import sys
-
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))), 'lib'))
-import damon_probes as dp  # noqa: E402
+import damon_probes as dp
 
 AGG_EVENT = dp.TRACING + '/events/damon/damon_aggregated'
 

@@ -20,12 +20,8 @@ tracepoint is compared with the truth of the same address ranges read from
 /proc/<pid>/pagemap and /proc/kpageflags (present LRU pages only).
 Tolerance: TOLERANCE relative error.
 """
-import os
-import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))), 'lib'))
-import damon_probes as dp  # noqa: E402
+import damon_probes as dp
 
 WINDOWS = 10
 TOLERANCE = 0.10
