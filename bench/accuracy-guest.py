@@ -45,8 +45,8 @@ def paddr():
                                                   path='/' + MEMCG)]}])
         dp.state('on')
         windows = dp.trace_windows(max(WS), AGGR_US)
-        start = min(r[1] for r in windows[0])
-        end = max(r[2] for r in windows[0])
+        start = min(r.start for r in windows[0])
+        end = max(r.end for r in windows[0])
         truth = dp.kpage_truth(start, end, memcg_path)
         dp.stop()
     finally:
@@ -69,8 +69,8 @@ def vaddr():
         dp.state('on')
         windows = dp.trace_windows(max(WS), AGGR_US)
         truth = {'anon': 0, 'thp': 0}
-        for _, s, e, _, _, _ in windows[-1]:
-            t = dp.pagemap_truth(wl.pid, s, e)
+        for r in windows[-1]:
+            t = dp.pagemap_truth(wl.pid, r.start, r.end)
             truth['anon'] += t['anon']
             truth['thp'] += t['thp']
         dp.stop()

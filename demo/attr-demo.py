@@ -73,7 +73,7 @@ def main():
         windows = dp.trace_windows(WINDOWS, AGGR_US)
         dp.stop()
         # page-level truth of every region of every window, at the end
-        ranges = [(s, e) for win in windows for _, s, e, _, _, _ in win]
+        ranges = [(r.start, r.end) for win in windows for r in win]
         truths = iter(dp.kpage_scan(ranges, memcg_path))
     finally:
         for w in wls:
@@ -90,14 +90,14 @@ def report(windows, truths, names, elapsed):
                'est': [0.0] * len(PROBES), 'truth': [0.0] * len(PROBES)}
            for b in bands}
     for win in windows:
-        for _, s, e, nr_acc, _, hits in win:
+        for r in win:
             truth = next(truths)
-            for b in (band_of(nr_acc), 'all'):
+            for b in (band_of(r.nr_accesses), 'all'):
                 a = acc[b]
                 a['regions'] += 1
-                a['total'] += e - s
+                a['total'] += r.end - r.start
                 for i, p in enumerate(PROBES):
-                    a['est'][i] += (e - s) * hits[i] / MAX_HITS
+                    a['est'][i] += (r.end - r.start) * r.hits[i] / MAX_HITS
                     a['truth'][i] += truth[TRUTH_KEY[p]]
     n = len(windows)
     mib = dp.MIB * n

@@ -9,6 +9,7 @@ and /proc/<pid>/pagemap.  Used by vm-tests/, demo/ and bench/.
 
 import errno
 import os
+from collections import namedtuple
 import re
 import struct
 import subprocess
@@ -225,9 +226,27 @@ def tried_regions():
 # --- the damon_region_aggregated tracepoint -------------------------------
 
 EVENT = TRACING + '/events/damon/damon_region_aggregated'
+# "target_id=%lu nr_regions=%u %lu-%lu: %u %u probe_hits=%s", the hits one
+# two-digit hex byte per probe (__print_hex), a count above 255 shown as ff
 TRACE_RE = re.compile(
     r'damon_region_aggregated: target_id=(\d+) nr_regions=(\d+) '
     r'(\d+)-(\d+): (\d+) (\d+) probe_hits=([0-9a-f ]*)$')
+
+# One damon_region_aggregated event: hits is a list of one int per probe;
+# nr_regions is the number of regions of the target in that window.
+TraceRegion = namedtuple('TraceRegion', 'target_id start end nr_accesses age '
+                         'hits nr_regions')
+
+
+def parse_trace_line(line):
+    """The damon:damon_region_aggregated event of one trace buffer line as
+    a TraceRegion, or None if the line is no such event (or malformed)."""
+    m = TRACE_RE.search(line.rstrip())
+    if not m:
+        return None
+    tid, nr, s, e, acc, age, hits = m.groups()
+    return TraceRegion(int(tid), int(s), int(e), int(acc), int(age),
+                       [int(h, 16) for h in hits.split()], int(nr))
 
 
 def trace_start():
@@ -251,29 +270,26 @@ def parse_windows(text):
     """Split the event lines into aggregation windows: a window starts where
     the (target, address) order restarts.  Windows missing regions (cut by
     the start or the end of tracing) are dropped.  Each window is a list of
-    (target, start, end, nr_accesses, age, [hits...])."""
+    TraceRegion (see parse_trace_line())."""
     windows, cur, last = [], [], None
     for line in text.splitlines():
-        m = TRACE_RE.search(line.rstrip())
-        if not m:
+        rec = parse_trace_line(line)
+        if rec is None:
             continue
-        tid, nr, s, e, acc, age, hits = m.groups()
-        rec = (int(tid), int(s), int(e), int(acc), int(age),
-               [int(h, 16) for h in hits.split()], int(nr))
-        if last is not None and (rec[0], rec[1]) <= last:
+        if last is not None and (rec.target_id, rec.start) <= last:
             windows.append(cur)
             cur = []
         cur.append(rec)
-        last = (rec[0], rec[1])
+        last = (rec.target_id, rec.start)
     windows.append(cur)
     complete = []
     for win in windows:
         per_target = {}
         for rec in win:
-            per_target.setdefault(rec[0], []).append(rec)
-        if win and all(len(recs) == recs[0][6]
+            per_target.setdefault(rec.target_id, []).append(rec)
+        if win and all(len(recs) == recs[0].nr_regions
                        for recs in per_target.values()):
-            complete.append([rec[:6] for rec in win])
+            complete.append(win)
     return complete
 
 
@@ -298,9 +314,9 @@ def trace_windows(nr_windows, aggr_us, timeout=None, warmup=10):
 
 
 def estimate(window, probe, max_hits):
-    """Bytes estimated to have the probe's attributes in one window."""
-    return sum((e - s) * hits[probe] / max_hits
-               for _, s, e, _, _, hits in window)
+    """Bytes estimated to have the probe's attributes in one window (a
+    list of regions with start, end and hits)."""
+    return sum((r.end - r.start) * r.hits[probe] / max_hits for r in window)
 
 
 # --- ground truth --------------------------------------------------------

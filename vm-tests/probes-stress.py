@@ -147,11 +147,10 @@ def check_trace(stats):
     for line in text.splitlines():
         if 'damon_region_aggregated:' not in line:
             continue
-        m = dp.TRACE_RE.search(line.rstrip())
-        dp.check(m, 'malformed trace line: %s' % line)
-        hits = [int(h, 16) for h in m.group(7).split()]
-        dp.check(1 <= len(hits) <= 4 and max(hits) <= MAX_HITS,
-                 'trace line with hits %s: %s' % (hits, line))
+        rec = dp.parse_trace_line(line)
+        dp.check(rec, 'malformed trace line: %s' % line)
+        dp.check(1 <= len(rec.hits) <= 4 and max(rec.hits) <= MAX_HITS,
+                 'trace line with hits %s: %s' % (rec.hits, line))
         stats['trace lines'] += 1
 
 

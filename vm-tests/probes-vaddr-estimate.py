@@ -52,16 +52,16 @@ def run(wl):
     dp.check(len(windows) == WINDOWS,
              'got %d complete windows, want %d' % (len(windows), WINDOWS))
     for w, win in enumerate(windows):
-        for _, s, e, _, _, hits in win:
-            dp.check(len(hits) == 4, 'window %d: %d hit bytes' %
-                     (w, len(hits)))
-            dp.check(hits[2] == MAX_HITS and
-                     abs(hits[0] + hits[3] - MAX_HITS) <= SLACK,
+        for r in win:
+            dp.check(len(r.hits) == 4, 'window %d: %d hit bytes' %
+                     (w, len(r.hits)))
+            dp.check(r.hits[2] == MAX_HITS and
+                     abs(r.hits[0] + r.hits[3] - MAX_HITS) <= SLACK,
                      'window %d region %x-%x: hits %s break the exact '
-                     'rules' % (w, s, e, hits))
+                     'rules' % (w, r.start, r.end, r.hits))
     # the truth over the ranges that DAMON monitored (it changes only on
     # mmap/munmap, and the workload does neither after the setup)
-    ranges = sorted((s, e) for _, s, e, _, _, _ in windows[-1])
+    ranges = sorted((r.start, r.end) for r in windows[-1])
     truth = {'anon': 0, 'thp': 0}
     for s, e in ranges:
         t = dp.pagemap_truth(wl.pid, s, e)
