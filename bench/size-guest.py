@@ -63,7 +63,7 @@ def main():
             regions = dp.tried_regions()
             nr_regions.append(len(regions))
             s0 = child_cpu_ns()
-            dp.kpage_scan([(r[0], r[1]) for r in regions], memcg_path)
+            dp.kpage_scan([(r.start, r.end) for r in regions], memcg_path)
             scan.append((child_cpu_ns() - s0) / 1e6)
         dp.stop()
     finally:

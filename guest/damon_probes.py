@@ -203,24 +203,54 @@ def cleanup():
     write(ADMIN + '/kdamonds/nr_kdamonds', 0)
 
 
-def tried_regions():
-    """update_schemes_tried_regions, then the regions of scheme 0 as
-    (start, end, nr_accesses, age, [hits...]) tuples."""
-    state('update_schemes_tried_regions')
-    d = CTX + '/schemes/0/tried_regions'
+# One tried region: hits is a list of one int per probe, in probe order.
+Region = namedtuple('Region', 'start end nr_accesses age hits')
+
+
+def tried_regions_dir(kdamond=0, context=0, scheme=0):
+    return '%s/kdamonds/%d/contexts/%d/schemes/%d/tried_regions' % (
+        ADMIN, kdamond, context, scheme)
+
+
+def _numbered(d):
+    """The numbered entries of directory d, in number order."""
+    return sorted((n for n in os.listdir(d) if n.isdigit()), key=int)
+
+
+def _read_count(path):
+    """The unsigned decimal number a sysfs file shows (Fail otherwise)."""
+    val = read(path)
+    check(val.isdigit(), '%s reads %r, not a decimal number' % (path, val))
+    return int(val)
+
+
+def read_tried_regions(kdamond=0, context=0, scheme=0):
+    """The tried regions of a scheme as they are now (no update command), in
+    address order, as Regions: <R>/{start,end,nr_accesses,age} and the
+    <R>/probes/<P>/hits of every probe.  Fails on a value that is not one
+    decimal number and on probe directories that are not 0..N-1."""
+    d = tried_regions_dir(kdamond, context, scheme)
     out = []
-    for name in sorted((n for n in os.listdir(d) if n.isdigit()), key=int):
+    for name in _numbered(d):
         r = '%s/%s' % (d, name)
         hits = []
         pdir = r + '/probes'
         if os.path.isdir(pdir):
-            for p in sorted((n for n in os.listdir(pdir) if n.isdigit()),
-                            key=int):
-                hits.append(int(read('%s/%s/hits' % (pdir, p))))
-        out.append((int(read(r + '/start')), int(read(r + '/end')),
-                    int(read(r + '/nr_accesses')), int(read(r + '/age')),
-                    hits))
+            probes = _numbered(pdir)
+            check(probes == [str(i) for i in range(len(probes))],
+                  '%s has probe directories %s' % (pdir, probes))
+            hits = [_read_count('%s/%s/hits' % (pdir, p)) for p in probes]
+        out.append(Region(_read_count(r + '/start'), _read_count(r + '/end'),
+                          _read_count(r + '/nr_accesses'),
+                          _read_count(r + '/age'), hits))
     return out
+
+
+def tried_regions():
+    """update_schemes_tried_regions of kdamond 0, then the Regions of its
+    scheme 0 (read_tried_regions())."""
+    state('update_schemes_tried_regions')
+    return read_tried_regions()
 
 
 # --- the damon_region_aggregated tracepoint -------------------------------

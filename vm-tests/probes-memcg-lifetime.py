@@ -33,10 +33,10 @@ def memcg_hits():
     """Sum over the tried regions of the memcg probe's hits, after
     checking every count is within 0..MAX_HITS."""
     total = 0
-    for s, e, _, _, hits in dp.tried_regions():
-        dp.check(len(hits) == 1 and 0 <= hits[0] <= MAX_HITS,
-                 'region %x-%x: hits %s' % (s, e, hits))
-        total += hits[0]
+    for r in dp.tried_regions():
+        dp.check(len(r.hits) == 1 and 0 <= r.hits[0] <= MAX_HITS,
+                 'region %x-%x: hits %s' % (r.start, r.end, r.hits))
+        total += r.hits[0]
     return total
 
 

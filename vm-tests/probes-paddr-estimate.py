@@ -78,13 +78,13 @@ def run(memcg_path):
 
     regions = dp.tried_regions()
     dp.check(regions, 'no tried region')
-    for s, e, _, _, hits in regions:
-        dp.check(len(hits) == 4, 'tried region %x-%x has %d probe dirs' %
-                 (s, e, len(hits)))
-        dp.check(hits[2] == MAX_HITS and
-                 abs(hits[0] + hits[3] - MAX_HITS) <= SLACK,
+    for r in regions:
+        dp.check(len(r.hits) == 4, 'tried region %x-%x has %d probe dirs' %
+                 (r.start, r.end, len(r.hits)))
+        dp.check(r.hits[2] == MAX_HITS and
+                 abs(r.hits[0] + r.hits[3] - MAX_HITS) <= SLACK,
                  'tried region %x-%x hits %s break the exact rules' %
-                 (s, e, hits))
+                 (r.start, r.end, r.hits))
     truth1 = dp.kpage_truth(start, end, memcg_path)
     dp.stop()
 

@@ -112,31 +112,23 @@ def valid(probes, memcg_alive):
 
 
 def read_regions(kd, stats):
-    """update_schemes_tried_regions and read every tried region's files;
-    returns the hits of each region, one list per region."""
+    """update_schemes_tried_regions and read every tried region's files
+    (dp.read_tried_regions() fails on a malformed value and on probe
+    directories other than 0..N-1); returns the Regions."""
     err = kd.cmd('update_schemes_tried_regions')
     dp.check(err is None, 'update_schemes_tried_regions of kdamond %d: %s'
              % (kd.idx, err))
-    top = ctx_dir(kd.idx) + '/schemes/0/tried_regions'
-    regions = []
-    for name in os.listdir(top):
-        if not name.isdigit():
-            continue
-        pdir = '%s/%s/probes' % (top, name)
-        nr = sorted(int(n) for n in os.listdir(pdir))
-        dp.check(nr == list(range(len(kd.good))),
-                 'kdamond %d region %s has probe dirs %s, %d probes '
-                 'committed' % (kd.idx, name, nr, len(kd.good)))
-        hits = []
-        for p in nr:
-            val = dp.read('%s/%d/hits' % (pdir, p))
-            dp.check(val.isdigit() and int(val) <= MAX_HITS,
-                     'kdamond %d region %s probe %d hits %r' %
-                     (kd.idx, name, p, val))
-            hits.append(int(val))
-            stats['hits files'] += 1
+    regions = dp.read_tried_regions(kd.idx)
+    for r in regions:
+        dp.check(len(r.hits) == len(kd.good),
+                 'kdamond %d region %x-%x has %d probe dirs, %d probes '
+                 'committed' % (kd.idx, r.start, r.end, len(r.hits),
+                                len(kd.good)))
+        for p, h in enumerate(r.hits):
+            dp.check(h <= MAX_HITS, 'kdamond %d region %x-%x probe %d '
+                     'hits %d' % (kd.idx, r.start, r.end, p, h))
+        stats['hits files'] += len(r.hits)
         stats['regions'] += 1
-        regions.append(hits)
     return regions
 
 
@@ -168,7 +160,7 @@ def check_truth(kds, stats):
     for kd in kds:
         deadline = time.time() + 60
         while True:
-            hits = [h[0] for h in read_regions(kd, stats)]
+            hits = [r.hits[0] for r in read_regions(kd, stats)]
             if hits and all(h == MAX_HITS for h in hits):
                 break
             dp.check(time.time() < deadline,

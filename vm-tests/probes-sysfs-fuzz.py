@@ -121,12 +121,13 @@ def check_running(why):
     """The running context still has the two probes of the setup."""
     regions = dp.tried_regions()
     dp.check(regions, 'no tried region after %s' % why)
-    for s, e, _, _, hits in regions:
-        dp.check(len(hits) == 2, 'region %x-%x has %d probe dirs after %s'
-                 % (s, e, len(hits), why))
-        dp.check(all(0 <= h <= MAX_HITS for h in hits),
-                 'region %x-%x hits %s out of 0..%d' % (s, e, hits, MAX_HITS))
-    dp.check(sum(h[0] for *_, h in regions) > 0,
+    for r in regions:
+        dp.check(len(r.hits) == 2, 'region %x-%x has %d probe dirs after %s'
+                 % (r.start, r.end, len(r.hits), why))
+        dp.check(all(0 <= h <= MAX_HITS for h in r.hits),
+                 'region %x-%x hits %s out of 0..%d' %
+                 (r.start, r.end, r.hits, MAX_HITS))
+    dp.check(sum(r.hits[0] for r in regions) > 0,
              'the no-filter probe hit nothing after %s' % why)
 
 
@@ -198,7 +199,7 @@ def test():
 
     # tried region probe files: read-only, one decimal number each
     files = 0
-    top = dp.CTX + '/schemes/0/tried_regions'
+    top = dp.tried_regions_dir()
     for d, _, names in os.walk(top):
         if '/probes/' not in d + '/':
             continue

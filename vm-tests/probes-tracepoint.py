@@ -66,9 +66,9 @@ def test():
                      (r.start, r.end, r.hits))
     regions = dp.tried_regions()
     dp.check(regions, 'no tried region at ratio 400')
-    for s, e, _, _, hits in regions:
-        dp.check(hits == [400], 'tried region %x-%x hits %s, want [400]' %
-                 (s, e, hits))
+    for r in regions:
+        dp.check(r.hits == [400], 'tried region %x-%x hits %s, want [400]' %
+                 (r.start, r.end, r.hits))
     dp.log('ratio 400: trace ff, tried_regions 400 in %d regions' %
            len(regions))
 
