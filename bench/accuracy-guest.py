@@ -75,13 +75,13 @@ def vaddr():
             truth['thp'] += t['thp']
         dp.stop()
         # the interleaved mapping alone, as its own fvaddr target
-        s, e, _ = wl.areas['interleave']
+        area = wl.areas['interleave']
         dp.setup('fvaddr', pid=wl.pid, sample_us=SAMPLE_US, aggr_us=AGGR_US,
-                 min_nr=10, max_nr=1000, regions=[(s, e)],
+                 min_nr=10, max_nr=1000, regions=[(area.start, area.end)],
                  probes=[{'filters': [dp.probe_filter('anon')]}])
         dp.state('on')
         iwin = dp.trace_windows(max(WS), AGGR_US)
-        itruth = dp.pagemap_truth(wl.pid, s, e)['anon']
+        itruth = dp.pagemap_truth(wl.pid, area.start, area.end)['anon']
         dp.stop()
     finally:
         wl.stop()

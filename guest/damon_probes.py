@@ -406,8 +406,13 @@ def pagemap_truth(pid, start, end):
 
 # --- workload and memcg --------------------------------------------------
 
+# One mapping of attr-workload ("area <name> <start> <end> <size>").
+Area = namedtuple('Area', 'start end size')
+
+
 class Workload:
-    """attr-workload, optionally started inside a cgroup."""
+    """attr-workload, optionally started inside a cgroup; areas maps the
+    name of each of its mappings to an Area."""
 
     def __init__(self, *args, cgroup=None):
         cmd = [WORKLOAD] + [str(a) for a in args]
@@ -424,7 +429,8 @@ class Workload:
         for line in self.proc.stdout:
             w = line.split()
             if w[0] == 'area':
-                self.areas[w[1]] = (int(w[2], 16), int(w[3], 16), int(w[4]))
+                self.areas[w[1]] = Area(int(w[2], 16), int(w[3], 16),
+                                        int(w[4]))
             elif w[0] == 'ready':
                 break
         else:

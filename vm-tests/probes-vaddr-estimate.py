@@ -68,9 +68,9 @@ def run(wl):
         truth['anon'] += t['anon']
         truth['thp'] += t['thp']
     dp.stop()
-    thp_area = wl.areas['thp'][2]
+    thp_area = wl.areas['thp'].size
     dp.log('workload: anon %d MiB + thp area %d MiB; truth: anon %.1f MiB,'
-           ' THP-backed %.1f MiB' % (wl.areas['anon'][2] / dp.MIB,
+           ' THP-backed %.1f MiB' % (wl.areas['anon'].size / dp.MIB,
                                       thp_area / dp.MIB,
                                       truth['anon'] / dp.MIB,
                                       truth['thp'] / dp.MIB))
