@@ -43,6 +43,12 @@ def log(*args):
     print('#', *args, flush=True)
 
 
+def errname(err):
+    """The errno.errorcode name ('EINVAL', 'ENOMEM', 'EBUSY'...) of an
+    OSError: how the helpers and the tests report and compare errors."""
+    return errno.errorcode.get(err.errno, 'errno %s' % err.errno)
+
+
 BUSY_RETRIES = [0]   # EBUSY answers that busy_retry() retried
 
 
@@ -55,7 +61,7 @@ def busy_retry(fn, *args):
         try:
             return fn(*args)
         except OSError as e:
-            if e.errno != errno.EBUSY:
+            if errname(e) != 'EBUSY':
                 raise
             BUSY_RETRIES[0] += 1
             time.sleep(0.005)
@@ -78,12 +84,13 @@ def read(path):
 
 
 def write_err(path, val):
-    """Write and return the errno name of a failure, or None."""
+    """Write; returns the errno name of a failure ('EINVAL'...; see
+    errname()), or None."""
     try:
         write(path, val)
         return None
     except OSError as e:
-        return os.strerror(e.errno)
+        return errname(e)
 
 
 def check(cond, msg):
