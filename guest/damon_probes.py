@@ -1,10 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0
 """Helpers for the project's data attributes monitoring VM tests.
 
-Drives DAMON through its sysfs interface (the ABI of ../shared/spec/ABI.md),
-reads the damon:damon_region_aggregated tracepoint, starts the attr-workload
-helper, and computes ground truth from /proc/kpageflags, /proc/kpagecgroup
-and /proc/<pid>/pagemap.  Used by vm-tests/, demo/ and bench/.
+Drives DAMON through its sysfs interface, whose data probes ABI the
+series' own Documentation patches in patches/ describe:
+Documentation/ABI/testing/sysfs-kernel-mm-damon (patch 21) and
+Documentation/admin-guide/mm/damon/usage.rst (patch 20).  Also reads the
+damon:damon_region_aggregated tracepoint, starts the attr-workload helper,
+and computes ground truth from /proc/kpageflags, /proc/kpagecgroup and
+/proc/<pid>/pagemap.  Used by vm-tests/, demo/ and bench/, which run in
+the guest and import it through the PYTHONPATH that guest/init.sh sets.
 """
 
 import errno
@@ -24,6 +28,7 @@ CGROOT = '/sys/fs/cgroup'
 PAGE = os.sysconf('SC_PAGE_SIZE')
 MIB = 1 << 20
 
+# this file is <repo>/guest/damon_probes.py
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.environ.get('BUILD', os.path.join(REPO, 'build'))
 WORKLOAD = os.environ.get('ATTR_WORKLOAD',
