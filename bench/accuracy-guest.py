@@ -13,12 +13,8 @@ after 1, 5, 10 and 50 aggregation windows, against page-level truth, for:
 Prints one JSON object per case.
 """
 import json
-import os
-import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))), 'lib'))
-import damon_probes as dp  # noqa: E402
+import damon_probes as dp
 
 SAMPLE_US, AGGR_US = 5000, 100000
 MAX_HITS = AGGR_US // SAMPLE_US
@@ -49,8 +45,8 @@ def paddr():
                                                   path='/' + MEMCG)]}])
         dp.state('on')
         windows = dp.trace_windows(max(WS), AGGR_US)
-        start = min(r[1] for r in windows[0])
-        end = max(r[2] for r in windows[0])
+        start = min(r.start for r in windows[0])
+        end = max(r.end for r in windows[0])
         truth = dp.kpage_truth(start, end, memcg_path)
         dp.stop()
     finally:
@@ -73,19 +69,19 @@ def vaddr():
         dp.state('on')
         windows = dp.trace_windows(max(WS), AGGR_US)
         truth = {'anon': 0, 'thp': 0}
-        for _, s, e, _, _, _ in windows[-1]:
-            t = dp.pagemap_truth(wl.pid, s, e)
+        for r in windows[-1]:
+            t = dp.pagemap_truth(wl.pid, r.start, r.end)
             truth['anon'] += t['anon']
             truth['thp'] += t['thp']
         dp.stop()
         # the interleaved mapping alone, as its own fvaddr target
-        s, e, _ = wl.areas['interleave']
+        area = wl.areas['interleave']
         dp.setup('fvaddr', pid=wl.pid, sample_us=SAMPLE_US, aggr_us=AGGR_US,
-                 min_nr=10, max_nr=1000, regions=[(s, e)],
+                 min_nr=10, max_nr=1000, regions=[(area.start, area.end)],
                  probes=[{'filters': [dp.probe_filter('anon')]}])
         dp.state('on')
         iwin = dp.trace_windows(max(WS), AGGR_US)
-        itruth = dp.pagemap_truth(wl.pid, s, e)['anon']
+        itruth = dp.pagemap_truth(wl.pid, area.start, area.end)['anon']
         dp.stop()
     finally:
         wl.stop()

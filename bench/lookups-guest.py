@@ -12,12 +12,9 @@ Environment: KERNEL (label), RUNS (3), RUN_SECONDS (5).
 """
 import json
 import os
-import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))), 'lib'))
-import damon_probes as dp  # noqa: E402
+import damon_probes as dp
 
 KERNEL = os.environ.get('KERNEL', 'one')
 RUNS = int(os.environ.get('RUNS', 3))

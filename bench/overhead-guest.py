@@ -12,12 +12,9 @@ subset of "0 1x1 1x3 2x1 2x3 4x1 4x3"; "stock" means no probe interface).
 """
 import json
 import os
-import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))), 'lib'))
-import damon_probes as dp  # noqa: E402
+import damon_probes as dp
 
 KERNEL = os.environ.get('KERNEL', 'patched')
 RUNS = int(os.environ.get('RUNS', 5))

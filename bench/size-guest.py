@@ -14,12 +14,9 @@ import json
 import os
 import resource
 import statistics
-import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))), 'lib'))
-import damon_probes as dp  # noqa: E402
+import damon_probes as dp
 
 REPS = int(os.environ.get('REPS', 3))
 SAMPLE_US, AGGR_US = 5000, 100000
@@ -66,7 +63,7 @@ def main():
             regions = dp.tried_regions()
             nr_regions.append(len(regions))
             s0 = child_cpu_ns()
-            dp.kpage_scan([(r[0], r[1]) for r in regions], memcg_path)
+            dp.kpage_scan([(r.start, r.end) for r in regions], memcg_path)
             scan.append((child_cpu_ns() - s0) / 1e6)
         dp.stop()
     finally:

@@ -13,9 +13,7 @@ import os
 import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))), 'lib'))
-import damon_probes as dp  # noqa: E402
+import damon_probes as dp
 
 WINDOWS = int(os.environ.get('WINDOWS', 20))
 SAMPLE_US = int(os.environ.get('SAMPLE_US', 5000))
@@ -75,7 +73,7 @@ def main():
         windows = dp.trace_windows(WINDOWS, AGGR_US)
         dp.stop()
         # page-level truth of every region of every window, at the end
-        ranges = [(s, e) for win in windows for _, s, e, _, _, _ in win]
+        ranges = [(r.start, r.end) for win in windows for r in win]
         truths = iter(dp.kpage_scan(ranges, memcg_path))
     finally:
         for w in wls:
@@ -92,14 +90,14 @@ def report(windows, truths, names, elapsed):
                'est': [0.0] * len(PROBES), 'truth': [0.0] * len(PROBES)}
            for b in bands}
     for win in windows:
-        for _, s, e, nr_acc, _, hits in win:
+        for r in win:
             truth = next(truths)
-            for b in (band_of(nr_acc), 'all'):
+            for b in (band_of(r.nr_accesses), 'all'):
                 a = acc[b]
                 a['regions'] += 1
-                a['total'] += e - s
+                a['total'] += r.end - r.start
                 for i, p in enumerate(PROBES):
-                    a['est'][i] += (e - s) * hits[i] / MAX_HITS
+                    a['est'][i] += (r.end - r.start) * r.hits[i] / MAX_HITS
                     a['truth'][i] += truth[TRUTH_KEY[p]]
     n = len(windows)
     mib = dp.MIB * n

@@ -1,14 +1,19 @@
 # SPDX-License-Identifier: GPL-2.0
 """Helpers for the project's data attributes monitoring VM tests.
 
-Drives DAMON through its sysfs interface (the ABI of ../shared/spec/ABI.md),
-reads the damon:damon_region_aggregated tracepoint, starts the attr-workload
-helper, and computes ground truth from /proc/kpageflags, /proc/kpagecgroup
-and /proc/<pid>/pagemap.  Used by vm-tests/, demo/ and bench/.
+Drives DAMON through its sysfs interface, whose data probes ABI the
+series' own Documentation patches in patches/ describe:
+Documentation/ABI/testing/sysfs-kernel-mm-damon (patch 21) and
+Documentation/admin-guide/mm/damon/usage.rst (patch 20).  Also reads the
+damon:damon_region_aggregated tracepoint, starts the attr-workload helper,
+and computes ground truth from /proc/kpageflags, /proc/kpagecgroup and
+/proc/<pid>/pagemap.  Used by vm-tests/, demo/ and bench/, which run in
+the guest and import it through the PYTHONPATH that guest/init.sh sets.
 """
 
 import errno
 import os
+from collections import namedtuple
 import re
 import struct
 import subprocess
@@ -23,6 +28,7 @@ CGROOT = '/sys/fs/cgroup'
 PAGE = os.sysconf('SC_PAGE_SIZE')
 MIB = 1 << 20
 
+# this file is <repo>/guest/damon_probes.py
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.environ.get('BUILD', os.path.join(REPO, 'build'))
 WORKLOAD = os.environ.get('ATTR_WORKLOAD',
@@ -42,6 +48,12 @@ def log(*args):
     print('#', *args, flush=True)
 
 
+def errname(err):
+    """The errno.errorcode name ('EINVAL', 'ENOMEM', 'EBUSY'...) of an
+    OSError: how the helpers and the tests report and compare errors."""
+    return errno.errorcode.get(err.errno, 'errno %s' % err.errno)
+
+
 BUSY_RETRIES = [0]   # EBUSY answers that busy_retry() retried
 
 
@@ -54,7 +66,7 @@ def busy_retry(fn, *args):
         try:
             return fn(*args)
         except OSError as e:
-            if e.errno != errno.EBUSY:
+            if errname(e) != 'EBUSY':
                 raise
             BUSY_RETRIES[0] += 1
             time.sleep(0.005)
@@ -77,12 +89,13 @@ def read(path):
 
 
 def write_err(path, val):
-    """Write and return the errno name of a failure, or None."""
+    """Write; returns the errno name of a failure ('EINVAL'...; see
+    errname()), or None."""
     try:
         write(path, val)
         return None
     except OSError as e:
-        return os.strerror(e.errno)
+        return errname(e)
 
 
 def check(cond, msg):
@@ -202,32 +215,80 @@ def cleanup():
     write(ADMIN + '/kdamonds/nr_kdamonds', 0)
 
 
-def tried_regions():
-    """update_schemes_tried_regions, then the regions of scheme 0 as
-    (start, end, nr_accesses, age, [hits...]) tuples."""
-    state('update_schemes_tried_regions')
-    d = CTX + '/schemes/0/tried_regions'
+# One tried region: hits is a list of one int per probe, in probe order.
+Region = namedtuple('Region', 'start end nr_accesses age hits')
+
+
+def tried_regions_dir(kdamond=0, context=0, scheme=0):
+    return '%s/kdamonds/%d/contexts/%d/schemes/%d/tried_regions' % (
+        ADMIN, kdamond, context, scheme)
+
+
+def _numbered(d):
+    """The numbered entries of directory d, in number order."""
+    return sorted((n for n in os.listdir(d) if n.isdigit()), key=int)
+
+
+def _read_count(path):
+    """The unsigned decimal number a sysfs file shows (Fail otherwise)."""
+    val = read(path)
+    check(val.isdigit(), '%s reads %r, not a decimal number' % (path, val))
+    return int(val)
+
+
+def read_tried_regions(kdamond=0, context=0, scheme=0):
+    """The tried regions of a scheme as they are now (no update command), in
+    address order, as Regions: <R>/{start,end,nr_accesses,age} and the
+    <R>/probes/<P>/hits of every probe.  Fails on a value that is not one
+    decimal number and on probe directories that are not 0..N-1."""
+    d = tried_regions_dir(kdamond, context, scheme)
     out = []
-    for name in sorted((n for n in os.listdir(d) if n.isdigit()), key=int):
+    for name in _numbered(d):
         r = '%s/%s' % (d, name)
         hits = []
         pdir = r + '/probes'
         if os.path.isdir(pdir):
-            for p in sorted((n for n in os.listdir(pdir) if n.isdigit()),
-                            key=int):
-                hits.append(int(read('%s/%s/hits' % (pdir, p))))
-        out.append((int(read(r + '/start')), int(read(r + '/end')),
-                    int(read(r + '/nr_accesses')), int(read(r + '/age')),
-                    hits))
+            probes = _numbered(pdir)
+            check(probes == [str(i) for i in range(len(probes))],
+                  '%s has probe directories %s' % (pdir, probes))
+            hits = [_read_count('%s/%s/hits' % (pdir, p)) for p in probes]
+        out.append(Region(_read_count(r + '/start'), _read_count(r + '/end'),
+                          _read_count(r + '/nr_accesses'),
+                          _read_count(r + '/age'), hits))
     return out
+
+
+def tried_regions():
+    """update_schemes_tried_regions of kdamond 0, then the Regions of its
+    scheme 0 (read_tried_regions())."""
+    state('update_schemes_tried_regions')
+    return read_tried_regions()
 
 
 # --- the damon_region_aggregated tracepoint -------------------------------
 
 EVENT = TRACING + '/events/damon/damon_region_aggregated'
+# "target_id=%lu nr_regions=%u %lu-%lu: %u %u probe_hits=%s", the hits one
+# two-digit hex byte per probe (__print_hex), a count above 255 shown as ff
 TRACE_RE = re.compile(
     r'damon_region_aggregated: target_id=(\d+) nr_regions=(\d+) '
     r'(\d+)-(\d+): (\d+) (\d+) probe_hits=([0-9a-f ]*)$')
+
+# One damon_region_aggregated event: hits is a list of one int per probe;
+# nr_regions is the number of regions of the target in that window.
+TraceRegion = namedtuple('TraceRegion', 'target_id start end nr_accesses age '
+                         'hits nr_regions')
+
+
+def parse_trace_line(line):
+    """The damon:damon_region_aggregated event of one trace buffer line as
+    a TraceRegion, or None if the line is no such event (or malformed)."""
+    m = TRACE_RE.search(line.rstrip())
+    if not m:
+        return None
+    tid, nr, s, e, acc, age, hits = m.groups()
+    return TraceRegion(int(tid), int(s), int(e), int(acc), int(age),
+                       [int(h, 16) for h in hits.split()], int(nr))
 
 
 def trace_start():
@@ -251,29 +312,26 @@ def parse_windows(text):
     """Split the event lines into aggregation windows: a window starts where
     the (target, address) order restarts.  Windows missing regions (cut by
     the start or the end of tracing) are dropped.  Each window is a list of
-    (target, start, end, nr_accesses, age, [hits...])."""
+    TraceRegion (see parse_trace_line())."""
     windows, cur, last = [], [], None
     for line in text.splitlines():
-        m = TRACE_RE.search(line.rstrip())
-        if not m:
+        rec = parse_trace_line(line)
+        if rec is None:
             continue
-        tid, nr, s, e, acc, age, hits = m.groups()
-        rec = (int(tid), int(s), int(e), int(acc), int(age),
-               [int(h, 16) for h in hits.split()], int(nr))
-        if last is not None and (rec[0], rec[1]) <= last:
+        if last is not None and (rec.target_id, rec.start) <= last:
             windows.append(cur)
             cur = []
         cur.append(rec)
-        last = (rec[0], rec[1])
+        last = (rec.target_id, rec.start)
     windows.append(cur)
     complete = []
     for win in windows:
         per_target = {}
         for rec in win:
-            per_target.setdefault(rec[0], []).append(rec)
-        if win and all(len(recs) == recs[0][6]
+            per_target.setdefault(rec.target_id, []).append(rec)
+        if win and all(len(recs) == recs[0].nr_regions
                        for recs in per_target.values()):
-            complete.append([rec[:6] for rec in win])
+            complete.append(win)
     return complete
 
 
@@ -298,9 +356,9 @@ def trace_windows(nr_windows, aggr_us, timeout=None, warmup=10):
 
 
 def estimate(window, probe, max_hits):
-    """Bytes estimated to have the probe's attributes in one window."""
-    return sum((e - s) * hits[probe] / max_hits
-               for _, s, e, _, _, hits in window)
+    """Bytes estimated to have the probe's attributes in one window (a
+    list of regions with start, end and hits)."""
+    return sum((r.end - r.start) * r.hits[probe] / max_hits for r in window)
 
 
 # --- ground truth --------------------------------------------------------
@@ -360,8 +418,13 @@ def pagemap_truth(pid, start, end):
 
 # --- workload and memcg --------------------------------------------------
 
+# One mapping of attr-workload ("area <name> <start> <end> <size>").
+Area = namedtuple('Area', 'start end size')
+
+
 class Workload:
-    """attr-workload, optionally started inside a cgroup."""
+    """attr-workload, optionally started inside a cgroup; areas maps the
+    name of each of its mappings to an Area."""
 
     def __init__(self, *args, cgroup=None):
         cmd = [WORKLOAD] + [str(a) for a in args]
@@ -378,7 +441,8 @@ class Workload:
         for line in self.proc.stdout:
             w = line.split()
             if w[0] == 'area':
-                self.areas[w[1]] = (int(w[2], 16), int(w[3], 16), int(w[4]))
+                self.areas[w[1]] = Area(int(w[2], 16), int(w[3], 16),
+                                        int(w[4]))
             elif w[0] == 'ready':
                 break
         else:

@@ -23,12 +23,8 @@ start and the end of the run.  Tolerance: TOLERANCE relative error of the
 mean estimate.  Probes 2 and 3 are checked exactly in every region of every
 window, and the tried_regions hits files must agree with the same rules.
 """
-import os
-import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))), 'lib'))
-import damon_probes as dp  # noqa: E402
+import damon_probes as dp
 
 WINDOWS = 10
 TOLERANCE = 0.10
@@ -62,33 +58,33 @@ def run(memcg_path):
     windows = dp.trace_windows(WINDOWS, AGGR_US)
     dp.check(len(windows) == WINDOWS,
              'got %d complete windows, want %d' % (len(windows), WINDOWS))
-    start = min(r[1] for r in windows[0])
-    end = max(r[2] for r in windows[0])
+    start = min(r.start for r in windows[0])
+    end = max(r.end for r in windows[0])
     truth0 = dp.kpage_truth(start, end, memcg_path)
 
     for w, win in enumerate(windows):
-        for _, s, e, _, _, hits in win:
-            dp.check(len(hits) == 4, 'window %d: %d hit bytes, want 4' %
-                     (w, len(hits)))
-            dp.check(hits[2] == MAX_HITS, 'window %d region %x-%x: '
+        for r in win:
+            dp.check(len(r.hits) == 4, 'window %d: %d hit bytes, want 4' %
+                     (w, len(r.hits)))
+            dp.check(r.hits[2] == MAX_HITS, 'window %d region %x-%x: '
                      'no-filter probe hit %d/%d samples' %
-                     (w, s, e, hits[2], MAX_HITS))
-            dp.check(abs(hits[0] + hits[3] - MAX_HITS) <= SLACK,
+                     (w, r.start, r.end, r.hits[2], MAX_HITS))
+            dp.check(abs(r.hits[0] + r.hits[3] - MAX_HITS) <= SLACK,
                      'window %d region %x-%x: anon %d + non-anon %d is '
-                     'not %d +- %d' %
-                     (w, s, e, hits[0], hits[3], MAX_HITS, SLACK))
-        dp.check(sum(e - s for _, s, e, _, _, _ in win) == end - start,
+                     'not %d +- %d' % (w, r.start, r.end, r.hits[0],
+                                       r.hits[3], MAX_HITS, SLACK))
+        dp.check(sum(r.end - r.start for r in win) == end - start,
                  'window %d does not cover the monitored range' % w)
 
     regions = dp.tried_regions()
     dp.check(regions, 'no tried region')
-    for s, e, _, _, hits in regions:
-        dp.check(len(hits) == 4, 'tried region %x-%x has %d probe dirs' %
-                 (s, e, len(hits)))
-        dp.check(hits[2] == MAX_HITS and
-                 abs(hits[0] + hits[3] - MAX_HITS) <= SLACK,
+    for r in regions:
+        dp.check(len(r.hits) == 4, 'tried region %x-%x has %d probe dirs' %
+                 (r.start, r.end, len(r.hits)))
+        dp.check(r.hits[2] == MAX_HITS and
+                 abs(r.hits[0] + r.hits[3] - MAX_HITS) <= SLACK,
                  'tried region %x-%x hits %s break the exact rules' %
-                 (s, e, hits))
+                 (r.start, r.end, r.hits))
     truth1 = dp.kpage_truth(start, end, memcg_path)
     dp.stop()
 

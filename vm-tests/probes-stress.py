@@ -30,15 +30,11 @@ debug) the kernel log check of the harness makes races visible.
 STRESS_SEED makes a run reproducible; STRESS_SAMPLE_US and STRESS_AGGR_US
 change the intervals (kdamond takes a commit only after an aggregation).
 """
-import errno
 import os
 import random
-import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))), 'lib'))
-import damon_probes as dp  # noqa: E402
+import damon_probes as dp
 
 SAMPLE_US = int(os.environ.get('STRESS_SAMPLE_US', 1000))
 AGGR_US = int(os.environ.get('STRESS_AGGR_US', 20000))
@@ -47,7 +43,6 @@ MEMCGS = ('stress-a', 'stress-b')     # stress-b is removed and recreated
 PATHS = ('/', '/stress-a', '/stress-b', '/stress-never', '/stress-a/x')
 TYPES = ('anon', 'memcg', 'hugepage_size', 'pgidle_unset', 'pgidle_set')
 SIZES = (0, 4096, 8192, 1 << 20, 2 << 20, 1 << 30, 2**64 - 1)
-EINVAL = os.strerror(errno.EINVAL)
 
 
 def kd_dir(i):
@@ -115,31 +110,23 @@ def valid(probes, memcg_alive):
 
 
 def read_regions(kd, stats):
-    """update_schemes_tried_regions and read every tried region's files;
-    returns the hits of each region, one list per region."""
+    """update_schemes_tried_regions and read every tried region's files
+    (dp.read_tried_regions() fails on a malformed value and on probe
+    directories other than 0..N-1); returns the Regions."""
     err = kd.cmd('update_schemes_tried_regions')
     dp.check(err is None, 'update_schemes_tried_regions of kdamond %d: %s'
              % (kd.idx, err))
-    top = ctx_dir(kd.idx) + '/schemes/0/tried_regions'
-    regions = []
-    for name in os.listdir(top):
-        if not name.isdigit():
-            continue
-        pdir = '%s/%s/probes' % (top, name)
-        nr = sorted(int(n) for n in os.listdir(pdir))
-        dp.check(nr == list(range(len(kd.good))),
-                 'kdamond %d region %s has probe dirs %s, %d probes '
-                 'committed' % (kd.idx, name, nr, len(kd.good)))
-        hits = []
-        for p in nr:
-            val = dp.read('%s/%d/hits' % (pdir, p))
-            dp.check(val.isdigit() and int(val) <= MAX_HITS,
-                     'kdamond %d region %s probe %d hits %r' %
-                     (kd.idx, name, p, val))
-            hits.append(int(val))
-            stats['hits files'] += 1
+    regions = dp.read_tried_regions(kd.idx)
+    for r in regions:
+        dp.check(len(r.hits) == len(kd.good),
+                 'kdamond %d region %x-%x has %d probe dirs, %d probes '
+                 'committed' % (kd.idx, r.start, r.end, len(r.hits),
+                                len(kd.good)))
+        for p, h in enumerate(r.hits):
+            dp.check(h <= MAX_HITS, 'kdamond %d region %x-%x probe %d '
+                     'hits %d' % (kd.idx, r.start, r.end, p, h))
+        stats['hits files'] += len(r.hits)
         stats['regions'] += 1
-        regions.append(hits)
     return regions
 
 
@@ -150,11 +137,10 @@ def check_trace(stats):
     for line in text.splitlines():
         if 'damon_region_aggregated:' not in line:
             continue
-        m = dp.TRACE_RE.search(line.rstrip())
-        dp.check(m, 'malformed trace line: %s' % line)
-        hits = [int(h, 16) for h in m.group(7).split()]
-        dp.check(1 <= len(hits) <= 4 and max(hits) <= MAX_HITS,
-                 'trace line with hits %s: %s' % (hits, line))
+        rec = dp.parse_trace_line(line)
+        dp.check(rec, 'malformed trace line: %s' % line)
+        dp.check(1 <= len(rec.hits) <= 4 and max(rec.hits) <= MAX_HITS,
+                 'trace line with hits %s: %s' % (rec.hits, line))
         stats['trace lines'] += 1
 
 
@@ -172,7 +158,7 @@ def check_truth(kds, stats):
     for kd in kds:
         deadline = time.time() + 60
         while True:
-            hits = [h[0] for h in read_regions(kd, stats)]
+            hits = [r.hits[0] for r in read_regions(kd, stats)]
             if hits and all(h == MAX_HITS for h in hits):
                 break
             dp.check(time.time() < deadline,
@@ -242,7 +228,7 @@ def run(wl):
                      'commit #%d to kdamond %d: %s, expected %s: %s' %
                      (done, kd.idx, err, 'success' if expect else 'EINVAL',
                       probes))
-            dp.check(err in (None, EINVAL), 'commit #%d: %s' % (done, err))
+            dp.check(err in (None, 'EINVAL'), 'commit #%d: %s' % (done, err))
             kd.check_running('commit #%d' % done)
             if err is None:
                 kd.good = probes
@@ -285,7 +271,8 @@ def run(wl):
     check_truth(kds, stats)
     dp.log('%.0f s: %s' % (time.time() - t0, ', '.join(
         '%s %d' % kv for kv in stats.items())))
-    dp.log('EBUSY answers retried (lib busy_retry()): %d' % dp.BUSY_RETRIES[0])
+    dp.log('EBUSY answers retried (damon_probes.busy_retry()): %d' %
+           dp.BUSY_RETRIES[0])
     dp.log('seconds spent: %s' % ', '.join(
         '%s %.0f' % kv for kv in sorted(secs.items())))
     dp.check(stats['commits ok'] > 0 and stats['commits EINVAL'] > 0,

@@ -22,13 +22,9 @@ hits) and probe 1 one hugepage_size filter.  Then:
 4. The tried-region probe files are read-only (EACCES on open for write)
    and read back as one decimal number no greater than aggr/sample.
 """
-import errno
 import os
-import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))), 'lib'))
-import damon_probes as dp  # noqa: E402
+import damon_probes as dp
 
 PROBES = dp.CTX + '/monitoring_attrs/probes'
 SAMPLE_US, AGGR_US = 5000, 100000
@@ -62,7 +58,7 @@ def raw_write(path, data):
     try:
         return None, dp.busy_retry(write_once, path, data)
     except OSError as e:
-        return errno.errorcode[e.errno], 0
+        return dp.errname(e), 0
 
 
 def snapshot(top=PROBES):
@@ -111,7 +107,7 @@ def parses(path, forms):
 
 def commit_fails(kd_pid, why):
     err = dp.write_err(dp.KD + '/state', 'commit')
-    dp.check(err == os.strerror(errno.EINVAL),
+    dp.check(err == 'EINVAL',
              'commit with %s: %s, want EINVAL' % (why, err))
     dp.check(dp.read(dp.KD + '/state') == 'on' and
              dp.kdamond_pid() == kd_pid,
@@ -124,12 +120,13 @@ def check_running(why):
     """The running context still has the two probes of the setup."""
     regions = dp.tried_regions()
     dp.check(regions, 'no tried region after %s' % why)
-    for s, e, _, _, hits in regions:
-        dp.check(len(hits) == 2, 'region %x-%x has %d probe dirs after %s'
-                 % (s, e, len(hits), why))
-        dp.check(all(0 <= h <= MAX_HITS for h in hits),
-                 'region %x-%x hits %s out of 0..%d' % (s, e, hits, MAX_HITS))
-    dp.check(sum(h[0] for *_, h in regions) > 0,
+    for r in regions:
+        dp.check(len(r.hits) == 2, 'region %x-%x has %d probe dirs after %s'
+                 % (r.start, r.end, len(r.hits), why))
+        dp.check(all(0 <= h <= MAX_HITS for h in r.hits),
+                 'region %x-%x hits %s out of 0..%d' %
+                 (r.start, r.end, r.hits, MAX_HITS))
+    dp.check(sum(r.hits[0] for r in regions) > 0,
              'the no-filter probe hit nothing after %s' % why)
 
 
@@ -201,7 +198,7 @@ def test():
 
     # tried region probe files: read-only, one decimal number each
     files = 0
-    top = dp.CTX + '/schemes/0/tried_regions'
+    top = dp.tried_regions_dir()
     for d, _, names in os.walk(top):
         if '/probes/' not in d + '/':
             continue

@@ -11,12 +11,7 @@ stays silent without probes, and saturates at ff instead of wrapping.
 """
 import time
 
-import os
-import sys
-
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))), 'lib'))
-import damon_probes as dp  # noqa: E402
+import damon_probes as dp
 
 AGG_EVENT = dp.TRACING + '/events/damon/damon_aggregated'
 
@@ -53,9 +48,9 @@ def test():
         dp.check(lines, 'no damon_region_aggregated event with %d probes'
                  % nr)
         for line in lines:
-            m = dp.TRACE_RE.search(line.rstrip())
-            dp.check(m, 'malformed event line: %s' % line)
-            dp.check(len(m.group(7).split()) == nr,
+            rec = dp.parse_trace_line(line)
+            dp.check(rec, 'malformed event line: %s' % line)
+            dp.check(len(rec.hits) == nr,
                      'line with %d probes: %s' % (nr, line))
         dp.log('%d probe(s): %d events, each with %d hit bytes' %
                (nr, len(lines), nr))
@@ -66,14 +61,14 @@ def test():
     windows = dp.trace_windows(2, 400000)
     dp.check(len(windows) == 2, 'got %d windows at ratio 400' % len(windows))
     for win in windows:
-        for _, s, e, _, _, hits in win:
-            dp.check(hits == [0xff], 'region %x-%x: hits %s, want [ff]' %
-                     (s, e, hits))
+        for r in win:
+            dp.check(r.hits == [0xff], 'region %x-%x: hits %s, want [ff]' %
+                     (r.start, r.end, r.hits))
     regions = dp.tried_regions()
     dp.check(regions, 'no tried region at ratio 400')
-    for s, e, _, _, hits in regions:
-        dp.check(hits == [400], 'tried region %x-%x hits %s, want [400]' %
-                 (s, e, hits))
+    for r in regions:
+        dp.check(r.hits == [400], 'tried region %x-%x hits %s, want [400]' %
+                 (r.start, r.end, r.hits))
     dp.log('ratio 400: trace ff, tried_regions 400 in %d regions' %
            len(regions))
 

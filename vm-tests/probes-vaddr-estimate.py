@@ -20,12 +20,8 @@ tracepoint is compared with the truth of the same address ranges read from
 /proc/<pid>/pagemap and /proc/kpageflags (present LRU pages only).
 Tolerance: TOLERANCE relative error.
 """
-import os
-import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))), 'lib'))
-import damon_probes as dp  # noqa: E402
+import damon_probes as dp
 
 WINDOWS = 10
 TOLERANCE = 0.10
@@ -56,25 +52,25 @@ def run(wl):
     dp.check(len(windows) == WINDOWS,
              'got %d complete windows, want %d' % (len(windows), WINDOWS))
     for w, win in enumerate(windows):
-        for _, s, e, _, _, hits in win:
-            dp.check(len(hits) == 4, 'window %d: %d hit bytes' %
-                     (w, len(hits)))
-            dp.check(hits[2] == MAX_HITS and
-                     abs(hits[0] + hits[3] - MAX_HITS) <= SLACK,
+        for r in win:
+            dp.check(len(r.hits) == 4, 'window %d: %d hit bytes' %
+                     (w, len(r.hits)))
+            dp.check(r.hits[2] == MAX_HITS and
+                     abs(r.hits[0] + r.hits[3] - MAX_HITS) <= SLACK,
                      'window %d region %x-%x: hits %s break the exact '
-                     'rules' % (w, s, e, hits))
+                     'rules' % (w, r.start, r.end, r.hits))
     # the truth over the ranges that DAMON monitored (it changes only on
     # mmap/munmap, and the workload does neither after the setup)
-    ranges = sorted((s, e) for _, s, e, _, _, _ in windows[-1])
+    ranges = sorted((r.start, r.end) for r in windows[-1])
     truth = {'anon': 0, 'thp': 0}
     for s, e in ranges:
         t = dp.pagemap_truth(wl.pid, s, e)
         truth['anon'] += t['anon']
         truth['thp'] += t['thp']
     dp.stop()
-    thp_area = wl.areas['thp'][2]
+    thp_area = wl.areas['thp'].size
     dp.log('workload: anon %d MiB + thp area %d MiB; truth: anon %.1f MiB,'
-           ' THP-backed %.1f MiB' % (wl.areas['anon'][2] / dp.MIB,
+           ' THP-backed %.1f MiB' % (wl.areas['anon'].size / dp.MIB,
                                       thp_area / dp.MIB,
                                       truth['anon'] / dp.MIB,
                                       truth['thp'] / dp.MIB))

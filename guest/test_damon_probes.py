@@ -1,0 +1,188 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Host-side self-test of damon_probes' pure functions: the trace line
+parser, the aggregation windows, the tried regions reader (on a fake sysfs
+tree in a temporary directory), the errno names and REPO.  Needs no DAMON
+and no guest; from the repo root:
+
+    PYTHONPATH=guest python3 -m unittest test_damon_probes
+    python3 -m unittest discover -s guest
+"""
+import errno
+import os
+import shutil
+import tempfile
+import unittest
+from unittest import mock
+
+import damon_probes as dp
+
+PREFIX = '       kdamond.0-131     [001] .....    42.123456: '
+
+
+def event(tid, nr, start, end, acc, age, hits):
+    """A trace buffer line of damon:damon_region_aggregated, in the event's
+    own format: "target_id=%lu nr_regions=%u %lu-%lu: %u %u probe_hits=%s"
+    with one two-digit hex byte per probe (__print_hex)."""
+    return PREFIX + ('damon_region_aggregated: target_id=%d nr_regions=%d '
+                     '%d-%d: %d %d probe_hits=%s' % (
+                         tid, nr, start, end, acc, age,
+                         ' '.join('%02x' % h for h in hits)))
+
+
+class TraceLine(unittest.TestCase):
+
+    def test_fields(self):
+        r = dp.parse_trace_line(event(3, 17, 4294967296, 4299161600, 20, 5,
+                                      [0x14, 0, 7, 0x10]) + '\n')
+        self.assertEqual(r, dp.TraceRegion(
+            target_id=3, start=4294967296, end=4299161600, nr_accesses=20,
+            age=5, hits=[20, 0, 7, 16], nr_regions=17))
+
+    def test_saturated(self):
+        # 400 hits of one window: the kernel prints ff, never 90
+        r = dp.parse_trace_line(PREFIX + 'damon_region_aggregated: '
+                                'target_id=0 nr_regions=1 0-4096: 400 0 '
+                                'probe_hits=ff 90 00')
+        self.assertEqual(r.hits, [255, 0x90, 0])
+        self.assertEqual(r.nr_accesses, 400)
+
+    def test_not_the_event(self):
+        for line in ('', '# tracer: nop',
+                     PREFIX + 'damon_aggregated: target_id=0 nr_regions=1 '
+                     '0-4096: 3 1',
+                     PREFIX + 'damon_region_aggregated: target_id=0 '
+                     'nr_regions=1 0-4096: 3 1 probe_hits=zz'):
+            self.assertIsNone(dp.parse_trace_line(line), line)
+
+
+class Windows(unittest.TestCase):
+
+    def test_complete_windows_only(self):
+        lines = [
+            # the end of a window cut by the start of tracing
+            event(0, 2, 8192, 12288, 1, 1, [1]),
+            event(1, 1, 0, 4096, 1, 1, [1]),
+            # two complete windows of two targets
+            event(0, 2, 4096, 8192, 20, 2, [20]),
+            event(0, 2, 8192, 12288, 10, 2, [5]),
+            event(1, 1, 0, 4096, 0, 0, [0]),
+            'some other line',
+            event(0, 2, 4096, 8192, 20, 3, [10]),
+            event(0, 2, 8192, 12288, 10, 3, [0xff]),
+            event(1, 1, 0, 4096, 0, 1, [0]),
+            # a window cut by the end of tracing
+            event(0, 2, 4096, 8192, 20, 4, [20]),
+        ]
+        wins = dp.parse_windows('\n'.join(lines) + '\n')
+        self.assertEqual(len(wins), 2)
+        self.assertEqual([(r.target_id, r.start, r.end) for r in wins[0]],
+                         [(0, 4096, 8192), (0, 8192, 12288), (1, 0, 4096)])
+        self.assertEqual([r.age for r in wins[1]], [3, 3, 1])
+        self.assertEqual(wins[1][1].hits, [255])
+        self.assertEqual(dp.estimate(wins[0], 0, 20), 4096 + 4096 / 4)
+
+
+def write_file(path, val):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, 'w') as f:
+        f.write('%s\n' % val)
+
+
+class TriedRegions(unittest.TestCase):
+
+    def setUp(self):
+        self.admin = tempfile.mkdtemp()
+        patcher = mock.patch.object(dp, 'ADMIN', self.admin)
+        patcher.start()
+        self.addCleanup(patcher.stop)
+        self.addCleanup(shutil.rmtree, self.admin)
+
+    def region(self, top, name, start, end, acc, age, hits):
+        """A tried region directory as mm/damon/sysfs-schemes.c makes it."""
+        d = os.path.join(top, name)
+        for f, v in (('start', start), ('end', end), ('nr_accesses', acc),
+                     ('age', age)):
+            write_file(os.path.join(d, f), v)
+        os.makedirs(os.path.join(d, 'probes'))
+        for p, h in enumerate(hits):
+            write_file(os.path.join(d, 'probes', str(p), 'hits'), h)
+        return d
+
+    def test_read(self):
+        top = dp.tried_regions_dir(1, 2, 3)
+        self.assertTrue(top.startswith(self.admin + '/kdamonds/1/contexts/2/'
+                                       'schemes/3/tried_regions'))
+        write_file(os.path.join(top, 'total_bytes'), 12345)
+        # 12 regions: number order, not name order
+        for i in range(12):
+            self.region(top, str(i), i * 4096, (i + 1) * 4096, i, 2 * i,
+                        [400, i, 0][:1 + i % 3])
+        regions = dp.read_tried_regions(1, 2, 3)
+        self.assertEqual(len(regions), 12)
+        self.assertEqual(regions[10], dp.Region(
+            start=40960, end=45056, nr_accesses=10, age=20, hits=[400, 10]))
+        self.assertEqual([r.start for r in regions],
+                         [i * 4096 for i in range(12)])
+        self.assertEqual(regions[0].hits, [400])
+
+    def test_no_probes(self):
+        top = dp.tried_regions_dir()
+        self.region(top, '0', 0, 4096, 1, 1, [])
+        self.assertEqual(dp.read_tried_regions(), [dp.Region(0, 4096, 1, 1,
+                                                             [])])
+        shutil.rmtree(os.path.join(top, '0', 'probes'))
+        self.assertEqual(dp.read_tried_regions()[0].hits, [])
+
+    def test_malformed(self):
+        top = dp.tried_regions_dir()
+        d = self.region(top, '0', 0, 4096, 1, 1, [3, 4])
+        write_file(os.path.join(d, 'probes', '1', 'hits'), '-1')
+        self.assertRaises(dp.Fail, dp.read_tried_regions)
+        write_file(os.path.join(d, 'probes', '1', 'hits'), '4 5')
+        self.assertRaises(dp.Fail, dp.read_tried_regions)
+        os.rename(os.path.join(d, 'probes', '1'),
+                  os.path.join(d, 'probes', '2'))
+        self.assertRaises(dp.Fail, dp.read_tried_regions)
+
+
+class Errors(unittest.TestCase):
+
+    def test_errname(self):
+        self.assertEqual(dp.errname(OSError(errno.EINVAL, 'x')), 'EINVAL')
+        self.assertEqual(dp.errname(OSError(errno.ENOMEM, 'x')), 'ENOMEM')
+
+    def test_write_err(self):
+        d = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, d)
+        self.assertIsNone(dp.write_err(os.path.join(d, 'f'), 1))
+        self.assertEqual(dp.write_err(os.path.join(d, 'no', 'f'), 1),
+                         'ENOENT')
+        self.assertEqual(dp.write_err(d, 1), 'EISDIR')
+
+    def test_busy_retry(self):
+        answers = [OSError(errno.EBUSY, 'busy')] * 2 + ['done']
+
+        def fn(x):
+            a = answers.pop(0)
+            if isinstance(a, OSError):
+                raise a
+            return a + x
+        before = dp.BUSY_RETRIES[0]
+        self.assertEqual(dp.busy_retry(fn, '!'), 'done!')
+        self.assertEqual(dp.BUSY_RETRIES[0] - before, 2)
+        with self.assertRaises(OSError) as cm:
+            dp.busy_retry(os.stat, '/nonexistent/x')
+        self.assertEqual(dp.errname(cm.exception), 'ENOENT')
+
+
+class Paths(unittest.TestCase):
+
+    def test_repo(self):
+        here = os.path.dirname(os.path.abspath(dp.__file__))
+        self.assertEqual(os.path.basename(here), 'guest')
+        self.assertEqual(dp.REPO, os.path.dirname(here))
+        self.assertTrue(os.path.isdir(os.path.join(dp.REPO, 'patches')))
+
+
+if __name__ == '__main__':
+    unittest.main()
