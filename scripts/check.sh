@@ -5,6 +5,9 @@
 #   deps        scripts/setup-deps.sh      apt packages (root)
 #   damo        scripts/setup-damo.sh      damo 3.4 unpacked from Debian's package
 #   base        scripts/setup-base.sh      pinned base tree in $BUILD/linux
+#   install     scripts/check-install.sh   the set-up path in a fresh minimal
+#                                          Debian 12 root (debootstrap)
+#   python      scripts/check-python.sh    unit tests of guest/damon_probes.py
 #   series      scripts/check-series.sh    every patch applies; x86 guest builds after each
 #   checkpatch  scripts/check-checkpatch.sh  --strict: 0 errors/warnings (CHECKs justified)
 #   sparse      scripts/check-sparse.sh    no new sparse warnings in mm/damon/
@@ -69,6 +72,8 @@ stage() { # <name> <command...>
 stage deps       "$S/setup-deps.sh"
 stage damo       "$S/setup-damo.sh"
 stage base       "$S/setup-base.sh"
+stage install    "$S/check-install.sh"
+stage python     "$S/check-python.sh"
 stage series     "$S/check-series.sh"
 stage checkpatch "$S/check-checkpatch.sh"
 stage sparse     "$S/check-sparse.sh"

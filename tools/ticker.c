@@ -6,7 +6,7 @@
  * (CR3 reloads) there.  Under QEMU TCG this makes PTE Accessed bits that DAMON
  * cleared get set again on the next access (the software TLB otherwise keeps
  * the old translation), so DAMON's access checks see accesses.  Started on
- * every vCPU by scripts/vm-run-tests.sh when the guest runs under TCG.
+ * every vCPU by guest/init.sh when the guest runs under TCG.
  */
 #define _GNU_SOURCE
 #include <sched.h>

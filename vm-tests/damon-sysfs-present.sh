@@ -1,7 +1,7 @@
 #!/bin/bash
 # VM test: the DAMON sysfs interface exists, and a kdamond can be created,
 # started on the physical address space (paddr) and stopped again.
-# Exit 0 = pass, 4 = skip, anything else = fail (see scripts/vm-run-tests.sh).
+# Exit 0 = pass, 4 = skip, anything else = fail (see guest/run-tests.sh).
 set -euo pipefail
 A=/sys/kernel/mm/damon/admin
 K=$A/kdamonds/0
