@@ -19,6 +19,9 @@ set -o pipefail -o errtrace
 # (a bare `exit 1` cannot be silent, nor can a failed pipe under pipefail).
 on_err() {
 	local rc=$? cmd=$BASH_COMMAND
+	# only where the failure ends the script (set -e): a checked failure
+	# after "set +e" is the script's own business
+	[[ $- == *e* ]] || return 0
 	printf 'FAILED: %s line %s: `%s` exited with %s\n' \
 		"${BASH_SOURCE[1]##*/}" "${BASH_LINENO[0]}" "$cmd" "$rc" >&2
 }
