@@ -69,3 +69,37 @@ kmake() {
 	local out=$1; shift
 	make -C "$TREE" O="$out" ARCH=x86_64 "$(make_cc)" "$@"
 }
+
+# The Debian archive URI of this machine's own apt sources (deb822 *.sources
+# or one-line sources.list): the first enabled "deb" entry whose suite is a
+# plain release (no -security/-updates) and that names no keyring other than
+# Debian's (a third-party repository's entry names its own).  No mirror is
+# named in the repo: setup-damo.sh and check-install.sh use this.  Prints
+# one line, or nothing when there is no such entry (no `| head -1` needed:
+# under pipefail a second line written after head exits could kill the caller).
+debian_uri() {
+	local f u
+	for f in /etc/apt/sources.list.d/*.sources; do
+		[ -e "$f" ] || continue
+		u=$(awk 'BEGIN { RS = ""; FS = "\n" }
+		     { t = u = s = k = e = ""
+		       for (i = 1; i <= NF; i++) {
+			       if ($i ~ /^Types:/) t = $i
+			       if ($i ~ /^URIs:/) { u = $i; sub(/^URIs:[ \t]*/, "", u); sub(/[ \t].*/, "", u) }
+			       if ($i ~ /^Suites:/) s = $i
+			       if ($i ~ /^Signed-By:/) k = $i
+			       if ($i ~ /^Enabled:/) e = $i
+		       }
+		       if (e ~ /:[ \t]*no/ || (k != "" && k !~ /debian-archive-keyring/)) next
+		       if (t ~ /[ \t]deb([ \t]|$)/ && s ~ /[ \t][a-z]+([ \t]|$)/ && u != "") { print u; exit } }' "$f")
+		[ -z "$u" ] || { echo "$u"; return 0; }
+	done
+	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+		[ -e "$f" ] || continue
+		u=$(awk '$1 == "deb" { i = 2; o = ""
+			if ($2 ~ /^\[/) { while (i < NF && $i !~ /\]$/) { o = o " " $i; i++ }; o = o " " $i; i++ }
+			if (o ~ /signed-by=/ && o !~ /signed-by=[^ \]]*debian-archive-keyring/) next
+			if ($(i + 1) ~ /^[a-z]+$/) { print $i; exit } }' "$f")
+		[ -z "$u" ] || { echo "$u"; return 0; }
+	done
+}

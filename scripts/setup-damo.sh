@@ -12,29 +12,7 @@ dest=$BUILD/damo
 if [ -x "$dest/damo" ] && "$dest/damo" version 2>/dev/null | grep -q "^$DAMO_VERSION\."; then
 	exit 0
 fi
-# The Debian archive URI of this machine's own apt sources (deb822 *.sources
-# or one-line sources.list): the first "deb" entry whose suite is a plain
-# release (no -security/-updates).  No mirror is named here.
-debian_uri() {
-	local f
-	for f in /etc/apt/sources.list.d/*.sources; do
-		[ -e "$f" ] || continue
-		awk 'BEGIN { RS = ""; FS = "\n" }
-		     { t = u = s = ""
-		       for (i = 1; i <= NF; i++) {
-			       if ($i ~ /^Types:/) t = $i
-			       if ($i ~ /^URIs:/) { u = $i; sub(/^URIs:[ \t]*/, "", u); sub(/[ \t].*/, "", u) }
-			       if ($i ~ /^Suites:/) s = $i
-		       }
-		       if (t ~ /[ \t]deb([ \t]|$)/ && s ~ /[ \t][a-z]+([ \t]|$)/ && u != "") { print u; exit } }' "$f"
-	done
-	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
-		[ -e "$f" ] || continue
-		awk '$1 == "deb" { i = 2; if ($2 ~ /^\[/) while ($i !~ /\]$/) i++; if ($2 ~ /^\[/) i++
-			if ($(i + 1) ~ /^[a-z]+$/) { print $i; exit } }' "$f"
-	done
-}
-uri=$(debian_uri | head -1)
+uri=$(debian_uri)
 [ -n "$uri" ] || die "no Debian archive URI in /etc/apt/sources.list{,.d/*}: cannot fetch damo"
 apt_dir=$BUILD/apt-sid
 mkdir -p "$apt_dir/lists/partial" "$apt_dir/archives/partial"
