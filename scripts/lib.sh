@@ -12,6 +12,8 @@
 #   damo/         damo unpacked from Debian's package (setup-damo.sh)
 #   vm/           per-run scratch dirs of scripts/run-vm.sh
 #   logs/         logs of the last run of each step
+#   cleanroot/    scripts/check-install.sh: the cached pristine Debian root,
+#                 apt's .deb cache, and the root and /build of the last run
 
 set -o pipefail -o errtrace
 # Loud failures: a command that fails under `set -e` in any script that sources
