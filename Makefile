@@ -4,10 +4,10 @@
 SHELL := /bin/bash
 S := scripts
 
-.PHONY: help setup tree export run build build-debug kunit vm-shell vm-test checkpatch sparse check check-full
+.PHONY: help setup tree export run build build-debug kunit vm-shell vm-test checkpatch sparse check check-full check-install
 
 help: ## list the targets
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-13s %s\n", $$1, $$2}'
 
 setup: ## install packages (root), damo, unpack the pinned base, create the patched tree
 	$(S)/setup-deps.sh
@@ -50,3 +50,6 @@ check: ## the whole test run (CI): deps, base, series, checkpatch, sparse, kunit
 
 check-full: ## check + the debug kernel (KASAN/lockdep/kmemleak) running the VM tests
 	$(S)/check.sh --full
+
+check-install: ## prove the install path from a clean Debian 12 root (root; ~5 min)
+	$(S)/check-install.sh

@@ -12,6 +12,8 @@
 #   damo/         damo unpacked from Debian's package (setup-damo.sh)
 #   vm/           per-run scratch dirs of scripts/run-vm.sh
 #   logs/         logs of the last run of each step
+#   cleanroot/    scripts/check-install.sh: the cached pristine Debian root,
+#                 apt's .deb cache, and the root and /build of the last run
 
 set -o pipefail -o errtrace
 # Loud failures: a command that fails under `set -e` in any script that sources
@@ -119,4 +121,38 @@ kconfig_build() {
 		      END { for (i = 1; i <= n; i++) print last[order[i]] }' "$frag")
 	[ -z "$missing" ] || { rm -f "$out/harness-config.key"
 		die "config lines that do not hold in $out/.config (unmet dependencies?):$missing"; }
+}
+
+# The Debian archive URI of this machine's own apt sources (deb822 *.sources
+# or one-line sources.list): the first enabled "deb" entry whose suite is a
+# plain release (no -security/-updates) and that names no keyring other than
+# Debian's (a third-party repository's entry names its own).  No mirror is
+# named in the repo: setup-damo.sh and check-install.sh use this.  Prints
+# one line, or nothing when there is no such entry (no `| head -1` needed:
+# under pipefail a second line written after head exits could kill the caller).
+debian_uri() {
+	local f u
+	for f in /etc/apt/sources.list.d/*.sources; do
+		[ -e "$f" ] || continue
+		u=$(awk 'BEGIN { RS = ""; FS = "\n" }
+		     { t = u = s = k = e = ""
+		       for (i = 1; i <= NF; i++) {
+			       if ($i ~ /^Types:/) t = $i
+			       if ($i ~ /^URIs:/) { u = $i; sub(/^URIs:[ \t]*/, "", u); sub(/[ \t].*/, "", u) }
+			       if ($i ~ /^Suites:/) s = $i
+			       if ($i ~ /^Signed-By:/) k = $i
+			       if ($i ~ /^Enabled:/) e = $i
+		       }
+		       if (e ~ /:[ \t]*no/ || (k != "" && k !~ /debian-archive-keyring/)) next
+		       if (t ~ /[ \t]deb([ \t]|$)/ && s ~ /[ \t][a-z]+([ \t]|$)/ && u != "") { print u; exit } }' "$f")
+		[ -z "$u" ] || { echo "$u"; return 0; }
+	done
+	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+		[ -e "$f" ] || continue
+		u=$(awk '$1 == "deb" { i = 2; o = ""
+			if ($2 ~ /^\[/) { while (i < NF && $i !~ /\]$/) { o = o " " $i; i++ }; o = o " " $i; i++ }
+			if (o ~ /signed-by=/ && o !~ /signed-by=[^ \]]*debian-archive-keyring/) next
+			if ($(i + 1) ~ /^[a-z]+$/) { print $i; exit } }' "$f")
+		[ -z "$u" ] || { echo "$u"; return 0; }
+	done
 }

@@ -19,7 +19,7 @@ version=$BASE_VERSION
 if [ "$installed" != "$BASE_VERSION" ]; then
 	export DEBIAN_FRONTEND=noninteractive
 	apt-get update -qq
-	if apt-cache madison "$BASE_PKG" | awk '{print $3}' | grep -qxF "$BASE_VERSION"; then
+	if apt-cache madison "$BASE_PKG" | awk '{print $3}' | grep -xF "$BASE_VERSION" >/dev/null; then
 		apt-get install -y -qq --no-install-recommends "$BASE_PKG=$BASE_VERSION" >"$LOGS/apt-base.log" 2>&1 ||
 			die "apt-get install $BASE_PKG=$BASE_VERSION"
 	else

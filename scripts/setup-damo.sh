@@ -9,32 +9,10 @@ set -e
 . "$(dirname "$0")/lib.sh"
 DAMO_VERSION=${DAMO_VERSION:-3.4}
 dest=$BUILD/damo
-if [ -x "$dest/damo" ] && "$dest/damo" version 2>/dev/null | grep -q "^$DAMO_VERSION\."; then
+if [ -x "$dest/damo" ] && "$dest/damo" version 2>/dev/null | grep "^$DAMO_VERSION\." >/dev/null; then
 	exit 0
 fi
-# The Debian archive URI of this machine's own apt sources (deb822 *.sources
-# or one-line sources.list): the first "deb" entry whose suite is a plain
-# release (no -security/-updates).  No mirror is named here.
-debian_uri() {
-	local f
-	for f in /etc/apt/sources.list.d/*.sources; do
-		[ -e "$f" ] || continue
-		awk 'BEGIN { RS = ""; FS = "\n" }
-		     { t = u = s = ""
-		       for (i = 1; i <= NF; i++) {
-			       if ($i ~ /^Types:/) t = $i
-			       if ($i ~ /^URIs:/) { u = $i; sub(/^URIs:[ \t]*/, "", u); sub(/[ \t].*/, "", u) }
-			       if ($i ~ /^Suites:/) s = $i
-		       }
-		       if (t ~ /[ \t]deb([ \t]|$)/ && s ~ /[ \t][a-z]+([ \t]|$)/ && u != "") { print u; exit } }' "$f"
-	done
-	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
-		[ -e "$f" ] || continue
-		awk '$1 == "deb" { i = 2; if ($2 ~ /^\[/) while ($i !~ /\]$/) i++; if ($2 ~ /^\[/) i++
-			if ($(i + 1) ~ /^[a-z]+$/) { print $i; exit } }' "$f"
-	done
-}
-uri=$(debian_uri | head -1)
+uri=$(debian_uri)
 [ -n "$uri" ] || die "no Debian archive URI in /etc/apt/sources.list{,.d/*}: cannot fetch damo"
 apt_dir=$BUILD/apt-sid
 mkdir -p "$apt_dir/lists/partial" "$apt_dir/archives/partial"
@@ -44,8 +22,17 @@ apt_opts=(-o "Dir::Etc::sourcelist=$apt_dir/sources.list" -o "Dir::Etc::sourcepa
 	  -o "Dir::State::Lists=$apt_dir/lists" -o "Dir::Cache::Archives=$apt_dir/archives"
 	  -o "APT::Sandbox::User=root")
 say "fetching the damo package list of Debian sid"
-apt-get "${apt_opts[@]}" update -qq >"$LOGS/apt-damo.log" 2>&1 ||
-	{ tail -5 "$LOGS/apt-damo.log"; die "apt-get update (sid, for damo)"; }
+# A mirror may lag sid by weeks: its signed InRelease is then past its
+# Valid-Until and apt refuses it.  The signature is still checked and only the
+# pinned damo $DAMO_VERSION.x is taken from it, so accept it, saying so.
+if ! apt-get "${apt_opts[@]}" update -qq >"$LOGS/apt-damo.log" 2>&1; then
+	grep -q 'is expired' "$LOGS/apt-damo.log" ||
+		{ tail -5 "$LOGS/apt-damo.log" >&2; die "apt-get update (sid, for damo; log: $LOGS/apt-damo.log)"; }
+	say "WARNING: the mirror's sid Release file is expired (a lagging mirror); using it anyway"
+	apt_opts+=(-o Acquire::Check-Valid-Until=false)
+	apt-get "${apt_opts[@]}" update -qq >"$LOGS/apt-damo.log" 2>&1 ||
+		{ tail -5 "$LOGS/apt-damo.log" >&2; die "apt-get update (sid, for damo; log: $LOGS/apt-damo.log)"; }
+fi
 version=$(apt-cache "${apt_opts[@]}" madison damo | awk '{print $3}' |
 	grep "^$DAMO_VERSION\." | sort -V | tail -1)
 [ -n "$version" ] || die "no damo $DAMO_VERSION.x in Debian sid"
