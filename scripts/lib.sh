@@ -18,7 +18,8 @@
 set -o pipefail -o errtrace
 # Loud failures: a command that fails under `set -e` in any script that sources
 # this file names the script, the line and the command before the script exits
-# (a bare `exit 1` cannot be silent, nor can a failed pipe under pipefail).
+# (a failed pipe too, under pipefail); the scripts' own exits go through die(),
+# which says why.
 on_err() {
 	local rc=$? cmd=$BASH_COMMAND
 	# only where the failure ends the script (set -e): a checked failure
