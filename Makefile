@@ -45,7 +45,7 @@ checkpatch: ## checkpatch --strict on patches/
 sparse: ## sparse on mm/damon/, compared with the base
 	$(S)/check-sparse.sh
 
-check: ## the whole test run (CI): deps, base, series, checkpatch, sparse, kunit, vm
+check: ## the whole test run (CI): deps, damo, base, install, python, series, checkpatch, sparse, kunit, configs, vm
 	$(S)/check.sh
 
 check-full: ## check + the debug kernel (KASAN/lockdep/kmemleak) running the VM tests
