@@ -20,7 +20,7 @@ debug)  name=x86-debug; frags=("$REPO/configs/guest.config" "$REPO/configs/debug
 esac
 out=$BUILD/$name
 log=$LOGS/build-$name.log
-[ -d "$TREE/.git" ] || die "no kernel tree in $TREE: run scripts/setup-base.sh"
+[ -e "$TREE/.git" ] || die "no kernel tree in $TREE: run scripts/setup-base.sh"
 
 fail() { # <what>: show the interesting part of the log and die
 	grep -E -A3 'error:|Error [0-9]+|\*\*\*|undefined reference' "$log" | tail -40 >&2 || tail -40 "$log" >&2

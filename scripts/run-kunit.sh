@@ -19,7 +19,7 @@ if [ "${1:-}" = no-sysfs ]; then
 	shift
 fi
 log=$LOGS/$name.log json=$LOGS/$name.json
-[ -d "$TREE/.git" ] || die "no kernel tree in $TREE: run scripts/setup-base.sh"
+[ -e "$TREE/.git" ] || die "no kernel tree in $TREE: run scripts/setup-base.sh"
 
 t=$(date +%s)
 say "KUnit (UML, ${cfg##*/}): building and running DAMON tests (-j$JOBS${USE_CCACHE:+, ccache})"
