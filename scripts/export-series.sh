@@ -8,6 +8,8 @@
 #   git -C build/linux branch --edit-description series
 # Patch files that are no longer part of the series are removed; unchanged
 # files are not rewritten, so re-running without changes is a no-op.
+# The series revision ([PATCH vN NN/MM] subjects) is kept from the exported
+# cover letter; SERIES_VERSION=N starts a new one.
 set -eu
 . "$(dirname "$0")/lib.sh"
 cd "$TREE" 2>/dev/null && git rev-parse -q --verify refs/tags/base >/dev/null ||
@@ -22,6 +24,11 @@ git config branch.series.description >/dev/null ||
 [ -z "$(git status --porcelain --untracked-files=no)" ] ||
 	say "WARNING: $TREE has uncommitted changes; they are NOT exported (commit them first)"
 
+version=${SERIES_VERSION:-$(sed -n 's/^Subject: \[PATCH v\([0-9]\+\) .*/\1/p' \
+	"$PATCHES/0000-cover-letter.patch" 2>/dev/null || true)}
+prefix=PATCH
+[ -z "$version" ] || [ "$version" = 1 ] || prefix="PATCH v$version"
+
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 # Reproducible output: no user/system git config (format.*, diff.*), the cover
 # letter's From/Date taken from the series itself instead of "now".
@@ -30,7 +37,8 @@ GIT_COMMITTER_NAME=$(git log --reverse --format=%an base..series | head -1) \
 GIT_COMMITTER_EMAIL=$(git log --reverse --format=%ae base..series | head -1) \
 GIT_COMMITTER_DATE=$(git log -1 --format=%ad --date=raw series) \
 	git -c safe.directory="$TREE" format-patch -q --zero-commit --no-signature --abbrev=12 \
-	--cover-letter --cover-from-description=subject -o "$tmp" base..series
+	--cover-letter --cover-from-description=subject --subject-prefix="$prefix" \
+	-o "$tmp" base..series
 grep -q '\*\*\* SUBJECT HERE \*\*\*' "$tmp/0000-cover-letter.patch" &&
 	die "cover letter subject is empty: fix the branch description (git branch --edit-description series)"
 
@@ -44,4 +52,4 @@ for f in "$tmp"/*.patch; do
 	cmp -s "$f" "$PATCHES/${f##*/}" && continue
 	cp "$f" "$PATCHES/"; changed=$((changed + 1)); say "wrote ${f##*/}"
 done
-say "exported $n patch(es) + cover letter to $PATCHES ($changed written, $removed removed, rest unchanged)"
+say "exported $n patch(es) [$prefix] + cover letter to $PATCHES ($changed written, $removed removed, rest unchanged)"
