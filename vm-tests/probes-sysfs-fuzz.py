@@ -9,10 +9,10 @@ hits) and probe 1 one hugepage_size filter.  Then:
 1. Every file under monitoring_attrs/probes/ is written with bad values
    (negative, too big, non-numeric, empty, overlong, an embedded NUL, bad
    0x/octal forms, trailing garbage, wrong type names, overlong paths), one
-   write(2) each.  Each must fail with EINVAL (ENOMEM for a nr_filters
-   whose directory array cannot be allocated), except the empty write,
-   which sysfs answers with 0 bytes written; after every write the whole
-   probes tree reads back as before.
+   write(2) each, and more than 4 probes or 8 filters per probe.  Each
+   must fail with EINVAL, except the empty write, which sysfs answers with
+   0 bytes written; after every write the whole probes tree reads back as
+   before.
 2. Valid but unusual forms parse as kstrto*() with base 0 does (0x10 is
    16, 010 is 8, a trailing newline is fine), as the other DAMON files do.
 3. Inputs that only the commit can judge (memcg path that names no cgroup,
@@ -143,9 +143,9 @@ def test():
     f = p1 + '/filters/0'
     tried += fuzz(PROBES + '/nr_probes', UINT_BAD + [b'5', b'2147483648'])
     tried += fuzz(p0 + '/weight', UINT_BAD)
-    tried += fuzz(p1 + '/filters/nr_filters', UINT_BAD + [b'2147483648',
-                                                          b'2147483647'],
-                  special={b'2147483647': 'ENOMEM'})
+    # more than DAMON_MAX_PROBE_FILTERS (8) filters per probe
+    tried += fuzz(p1 + '/filters/nr_filters', UINT_BAD + [
+        b'9', b'0x9', b'011', b'1000000', b'2147483647', b'2147483648'])
     tried += fuzz(f + '/type', TYPE_BAD)
     tried += fuzz(f + '/matching', BOOL_BAD)
     tried += fuzz(f + '/allow', BOOL_BAD)
