@@ -7,9 +7,10 @@ stat scheme trying every region, one data probe.  The sysfs files then hold
 the new parameters B, which change all three: two targets (P2 in place of
 P1, and P3 added), scheme 0 made to try nothing and given a quota goal and
 an addr filter, a second stat scheme (with an addr filter) trying every
-region, and two probes (the second with a filter).  P2 and P3 reserve 1 and
-4 GiB of address space (PROT_NONE, no memory), so the bytes of the tried
-regions tell which processes are monitored.
+region, and two probes (the second with a filter).  P2 and P3 reserve 16
+and 64 GiB of address space (PROT_NONE, no memory), much more than the
+random gaps of a process's layout that DAMON monitors (up to about 1 GiB),
+so the bytes of the tried regions tell which processes are monitored.
 
 The kernel's fault injection fails the N-th slab allocation of one task:
 /proc/<pid>/task/<tid>/fail-nth, with the failslab stack trace filter
@@ -26,6 +27,8 @@ no N-th allocation, so every allocation of the commit is failed once:
    the files);
 2. the kdamond, allocations of damon_commit_ctx() (the dry run on a copy
    of the running context, the probe copies, the schemes, the targets).
+   Going back from B to A would only free in the running context, after
+   the same allocation sites in the dry run.
 
 After every failed allocation: either the write failed with ENOMEM and the
 context is entirely A and running (same kdamond pid, scheme 0 tries every
@@ -159,14 +162,16 @@ def write_b(p2, p3):
 def tried(scheme):
     """The tried regions of the kernel's scheme, if it has one (the files
     of the other sysfs schemes are left as they were: empty)."""
+    if not os.path.isdir(dp.tried_regions_dir(scheme=scheme)):
+        return []
     return dp.read_tried_regions(scheme=scheme)
 
 
 def context(expect):
     """What the running context is made of: 'A', 'B', or a description of
-    the mix.  expect ('A' or 'B') only decides how long to wait for the
-    regions of new targets (set at the next ops update)."""
-    for _ in range(3 if expect == 'B' else 1):
+    the mix.  Asks again twice if that is not expect ('A' or 'B'): the
+    regions of a new target are set at the next ops update."""
+    for _ in range(3):
         dp.state('update_schemes_tried_regions')
         r0, r1 = tried(0), tried(1)
         nr_probes = {len(r.hits) for r in r0 + r1}
@@ -178,7 +183,9 @@ def context(expect):
                 ('A', r0, r1, 1, A_BYTES[0]), ('B', r1, r0, 2, B_BYTES[0])):
             if (r_all and not r_none and nr_probes == {probes} and
                     abs(nbytes - want) < GIB // 4):
-                return name
+                got = name
+        if got == expect:
+            break
         time.sleep(AGGR_US / 1e6)
     return got
 
@@ -186,14 +193,23 @@ def context(expect):
 A_BYTES, B_BYTES = [0], [0]
 
 
-def start_a(procs):
+def write_params(procs, params):
+    if params == 'A':
+        write_a(procs[0].pid)
+    else:
+        write_b(procs[1].pid, procs[2].pid)
+
+
+def start(procs, run, files):
+    """kdamond running the parameters run ('A' or 'B'), the files holding
+    the parameters files."""
     if dp.read(STATE) == 'on':
         dp.state('off')
-    write_a(procs[0].pid)
+    write_params(procs, run)
     dp.state('on')
-    write_b(procs[1].pid, procs[2].pid)
-    got = context('A')
-    dp.check(got == 'A', 'kdamond started with A runs: %s' % got)
+    write_params(procs, files)
+    got = context(run)
+    dp.check(got == run, 'kdamond started with %s runs: %s' % (run, got))
 
 
 # --- fault injection -------------------------------------------------------
@@ -278,14 +294,14 @@ def settled_state():
     return 'on'
 
 
-def sweep(who, procs):
-    """Fail the N-th allocation in the commit for N = 1, 2, ...; returns
-    the outcome of each round."""
+def sweep(who, procs, old, new):
+    """Fail the N-th allocation in the commit of new to a kdamond running
+    old for N = 1, 2, ...; returns the outcome of each round."""
     outcomes = []
     restart = True
     for n in range(1, MAX_N + 1):
         if restart:
-            start_a(procs)
+            start(procs, old, new)
         kd = dp.kdamond_pid()
         if who == 'writer':
             nth = '/proc/thread-self/fail-nth'
@@ -309,26 +325,27 @@ def sweep(who, procs):
                 dp.check(err is not None, '%s N=%d: kdamond stopped but '
                          'the commit succeeded' % (who, n))
             else:
-                outcome = context('A') if err else context('B')
+                outcome = context(old if err else new)
                 dp.check(dp.kdamond_pid() == kd, '%s N=%d: kdamond %d '
                          'was replaced' % (who, n, kd))
             dp.log('%s N=%d: %s, %s' % (who, n, err or 'ok', outcome))
             outcomes.append((n, err, outcome))
-            restart = outcome != 'A'
+            restart = outcome != old
             continue
         # the commit made fewer than n allocations: it must have committed
         dp.check(err is None and state == 'on',
                  '%s N=%d (no allocation failed): %s, kdamond %s' %
                  (who, n, err, state))
-        got = context('B')
-        dp.check(got == 'B', '%s N=%d (no allocation failed): %s' %
+        got = context(new)
+        dp.check(got == new, '%s N=%d (no allocation failed): %s' %
                  (who, n, got))
-        dp.log('%s N=%d: no %dth allocation, B committed' % (who, n, n))
+        dp.log('%s N=%d: no %dth allocation, %s committed' % (
+            who, n, n, new))
         return outcomes
     raise dp.Fail('%s: commit still allocating at N=%d' % (who, MAX_N))
 
 
-def summarize(who, outcomes):
+def summarize(who, outcomes, old):
     """Log the runs of equal outcomes; returns the bad rounds."""
     runs = []
     for n, err, outcome in outcomes:
@@ -341,7 +358,7 @@ def summarize(who, outcomes):
         who, len(outcomes), '; '.join('N=%d..%d %s' % tuple(r)
                                      for r in runs)))
     return [(n, err, o) for n, err, o in outcomes
-            if not (err == 'ENOMEM' and o in ('A', 'stopped'))]
+            if not (err == 'ENOMEM' and o in (old, 'stopped'))]
 
 
 # --- quota goals ---------------------------------------------------------
@@ -349,10 +366,7 @@ def summarize(who, outcomes):
 def start_b(procs):
     """kdamond running B, with the files asking scheme 0 for a second quota
     goal and scheme 1 for a first one."""
-    if dp.read(STATE) == 'on':
-        dp.state('off')
-    write_b(procs[1].pid, procs[2].pid)
-    dp.state('on')
+    start(procs, 'B', 'B')
     for i, nr in ((0, 2), (1, 1)):
         goals = '%s/%d/quotas/goals' % (SCHEMES, i)
         dp.write(goals + '/nr_goals', nr)
@@ -403,7 +417,7 @@ def bad_damos_inputs(procs):
                 dp.write(f + '/type', 'addr'),
                 dp.write(f + '/addr_start', 8192),
                 dp.write(f + '/addr_end', 4096)))):
-        start_a(procs)
+        start(procs, 'A', 'B')
         kd = dp.kdamond_pid()
         f = SCHEMES + '/1/filters/0'
         setup(f)
@@ -426,7 +440,7 @@ def second_writer(procs):
     """A second writer's command goes through as soon as the first one's
     was handled.  The first writer notices only at its next 100 ms poll;
     the second watches the stats that the handling updates."""
-    start_a(procs)
+    start(procs, 'A', 'B')
     nr_tried = SCHEMES + '/0/stats/nr_tried'
     bad = 0
     for attempt in range(3):
@@ -467,7 +481,7 @@ def test():
     if not os.path.isdir(SLAB):
         raise dp.Fail('no %s: CONFIG_FAILSLAB and '
                       'CONFIG_FAULT_INJECTION_DEBUG_FS are needed' % SLAB)
-    procs = [Reserver(0), Reserver(GIB), Reserver(4 * GIB)]
+    procs = [Reserver(0), Reserver(16 * GIB), Reserver(64 * GIB)]
     try:
         run(procs)
     finally:
@@ -480,7 +494,7 @@ def run(procs):
     sizes = [three_regions_bytes(p.pid) for p in procs]
     A_BYTES[0], B_BYTES[0] = sizes[0], sizes[1] + sizes[2]
     dp.log('P1, P2, P3 map %s MiB' % ', '.join(str(s >> 20) for s in sizes))
-    dp.check(sizes[1] - sizes[0] > GIB // 2 and sizes[2] > 3 * GIB,
+    dp.check(sizes[1] - sizes[0] > 8 * GIB and sizes[2] - sizes[1] > 32 * GIB,
              'unexpected address space layouts')
     dp.setup('vaddr', pid=procs[0].pid, sample_us=SAMPLE_US,
              aggr_us=AGGR_US, min_nr=3, max_nr=10, probes=())
@@ -489,10 +503,10 @@ def run(procs):
 
     bad = []
     faults_only_in('damon_sysfs_build_ctx')
-    bad += summarize('writer', sweep('writer', procs))
+    bad += summarize('writer', sweep('writer', procs, 'A', 'B'), 'A')
     faults_only_in('damon_commit_ctx')
-    outcomes = sweep('kdamond', procs)
-    bad += summarize('kdamond', outcomes)
+    outcomes = sweep('kdamond', procs, 'A', 'B')
+    bad += summarize('kdamond', outcomes, 'A')
     faults_reset()
     stopped = sum(o == 'stopped' for _, _, o in outcomes)
     # building the goals can fail with the context left as it was; once
