@@ -161,8 +161,10 @@ def test():
     try:
         run(wl)
     finally:
-        wl.stop()
+        # DAMON first: a vaddr kdamond stops by itself once its target
+        # exits, and 'off' would then fail with EPERM
         dp.stop()
+        wl.stop()
         for cg in CGROUPS:
             dp.remove_memcg(cg)
         for path, v in old.items():
