@@ -103,6 +103,14 @@ def check(cond, msg):
         raise Fail(msg)
 
 
+def check_errors(errors):
+    """Log every collected error, then fail if there was any."""
+    for e in errors:
+        log('error:', e)
+    check(not errors, '%d errors (see above); first: %s' %
+          (len(errors), errors[0] if errors else ''))
+
+
 # --- DAMON sysfs ----------------------------------------------------------
 
 def probe_filter(ftype, allow=True, matching=True, path=None, sz=None):

@@ -222,10 +222,7 @@ def test():
         dp.stop()
     finally:
         wl.stop()
-    for e in errors:
-        dp.log('error:', e)
-    dp.check(not errors, '%d errors (see above); first: %s' %
-             (len(errors), errors[0] if errors else ''))
+    dp.check_errors(errors)
 
 
 dp.main(test)

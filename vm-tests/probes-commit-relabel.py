@@ -197,10 +197,7 @@ def test():
         new_nr_probes(area, errors)
     finally:
         wl.stop()
-    for e in errors:
-        dp.log('error:', e)
-    dp.check(not errors, '%d errors (see above); first: %s' %
-             (len(errors), errors[0] if errors else ''))
+    dp.check_errors(errors)
 
 
 dp.main(test)
