@@ -73,14 +73,23 @@ def busy_retry(fn, *args):
     raise OSError(errno.EBUSY, '%s%r: EBUSY for 1 s' % (fn.__name__, args))
 
 
-def _write_once(path, val):
-    with open(path, 'w') as f:
-        f.write(str(val))
+def write_once(path, val):
+    """One write(2) of val (bytes, or anything str() takes) to path; returns
+    the number of bytes written.  Not through a Python text file: when its
+    write fails, closing the file writes the buffer again, and that second
+    write could succeed where the first one failed."""
+    data = val if isinstance(val, bytes) else str(val).encode()
+    fd = os.open(path, os.O_WRONLY)
+    try:
+        return os.write(fd, data)
+    finally:
+        os.close(fd)
 
 
 def write(path, val):
-    """Write val to a sysfs file (again on EBUSY: see busy_retry())."""
-    busy_retry(_write_once, path, val)
+    """write_once() to a sysfs file, again on EBUSY (see busy_retry());
+    returns the number of bytes written."""
+    return busy_retry(write_once, path, val)
 
 
 def read(path):

@@ -154,9 +154,16 @@ class Errors(unittest.TestCase):
     def test_write_err(self):
         d = tempfile.mkdtemp()
         self.addCleanup(shutil.rmtree, d)
-        self.assertIsNone(dp.write_err(os.path.join(d, 'f'), 1))
+        f = os.path.join(d, 'f')
+        open(f, 'w').close()
+        self.assertIsNone(dp.write_err(f, 12))
+        self.assertEqual(dp.read(f), '12')
+        self.assertEqual(dp.write(f, b'on\n'), 3)
+        # like sysfs files, the file must exist: a write never creates it
+        self.assertEqual(dp.write_err(os.path.join(d, 'g'), 1), 'ENOENT')
         self.assertEqual(dp.write_err(os.path.join(d, 'no', 'f'), 1),
                          'ENOENT')
+        self.assertEqual(dp.write_err('/dev/full', 1), 'ENOSPC')
         self.assertEqual(dp.write_err(d, 1), 'EISDIR')
 
     def test_busy_retry(self):

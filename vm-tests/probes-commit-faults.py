@@ -260,22 +260,11 @@ def fail_nth_path(tid):
     return '/proc/%d/task/%d/fail-nth' % (tid, tid)
 
 
-def _write_once(path, data):
-    fd = os.open(path, os.O_WRONLY)
-    try:
-        os.write(fd, data)
-    finally:
-        os.close(fd)
-
-
 def command(cmd):
     """Write cmd to the kdamond's 'state' file with one write(2) (again on
-    EBUSY); the errno name of its failure or None.  Not with a Python text
-    file: when the write fails, closing the file writes the buffer again,
-    and that second write would succeed where an injected failure made the
-    first one fail."""
+    EBUSY: dp.write()); the errno name of its failure or None."""
     try:
-        dp.busy_retry(_write_once, STATE, cmd.encode())
+        dp.write(STATE, cmd)
         return None
     except OSError as e:
         return dp.errname(e)

@@ -44,19 +44,11 @@ TYPE_BAD = [b'Anon', b'ANON', b'anon2', b' anon', b'anon x', b'anon\n\n',
 PATH_BAD = [b'/' * 4096, b'a' * 5000, b'/x\x00y', b'\x00']
 
 
-def write_once(path, data):
-    fd = os.open(path, os.O_WRONLY)
-    try:
-        return os.write(fd, data)
-    finally:
-        os.close(fd)
-
-
 def raw_write(path, data):
     """One write(2) of data (again on EBUSY); returns (errno name or None,
     bytes written)."""
     try:
-        return None, dp.busy_retry(write_once, path, data)
+        return None, dp.write(path, data)
     except OSError as e:
         return dp.errname(e), 0
 
