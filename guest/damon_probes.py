@@ -79,7 +79,8 @@ def write_once(path, val):
     write fails, closing the file writes the buffer again, and that second
     write could succeed where the first one failed."""
     data = val if isinstance(val, bytes) else str(val).encode()
-    fd = os.open(path, os.O_WRONLY)
+    # O_TRUNC as a shell's '>': writing '' to tracing/trace clears it only so
+    fd = os.open(path, os.O_WRONLY | os.O_TRUNC)
     try:
         return os.write(fd, data)
     finally:

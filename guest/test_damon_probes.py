@@ -159,6 +159,9 @@ class Errors(unittest.TestCase):
         self.assertIsNone(dp.write_err(f, 12))
         self.assertEqual(dp.read(f), '12')
         self.assertEqual(dp.write(f, b'on\n'), 3)
+        # truncated as by a shell's '>'
+        dp.write(f, '')
+        self.assertEqual(dp.read(f), '')
         # like sysfs files, the file must exist: a write never creates it
         self.assertEqual(dp.write_err(os.path.join(d, 'g'), 1), 'ENOENT')
         self.assertEqual(dp.write_err(os.path.join(d, 'no', 'f'), 1),
