@@ -8,6 +8,7 @@
 #   install     scripts/check-install.sh   the set-up path in a fresh minimal
 #                                          Debian 12 root (debootstrap)
 #   python      scripts/check-python.sh    unit tests of guest/damon_probes.py
+#   tools       scripts/check-tools.sh     unit tests of tools/ (damon-probe-metrics)
 #   series      scripts/check-series.sh    every patch applies; x86 guest builds after each
 #   checkpatch  scripts/check-checkpatch.sh  --strict: 0 errors/warnings (CHECKs justified)
 #   sparse      scripts/check-sparse.sh    no new sparse warnings in mm/damon/
@@ -74,6 +75,7 @@ stage damo       "$S/setup-damo.sh"
 stage base       "$S/setup-base.sh"
 stage install    "$S/check-install.sh"
 stage python     "$S/check-python.sh"
+stage tools      "$S/check-tools.sh"
 stage series     "$S/check-series.sh"
 stage checkpatch "$S/check-checkpatch.sh"
 stage sparse     "$S/check-sparse.sh"
