@@ -5,7 +5,7 @@ set -e
 . "$(dirname "$0")/lib.sh"
 PKGS="build-essential flex bison bc libelf-dev libssl-dev cpio kmod python3
       rsync xz-utils perl procps qemu-system-x86 sparse git file debootstrap
-      ca-certificates"
+      ca-certificates prometheus prometheus-node-exporter"
 # A package counts as present only when dpkg says "install ok installed";
 # dpkg-query exits non-zero (and prints nothing) for one it never heard of.
 missing=
