@@ -183,10 +183,13 @@ static int read_ull_at(int dfd, const char *name, unsigned long long *val,
 {
 	char buf[64];
 	ssize_t n;
-	int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC);
+	int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC), err = errno;
 
-	if (fd < 0)
-		return fail("%s/%s: %s", dir, name, strerror(errno));
+	if (fd < 0) {
+		fail("%s/%s: %s", dir, name, strerror(err));
+		errno = err;	/* ENOENT: callers tell a missing file */
+		return -1;
+	}
 	n = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
 	if (n < 0)
@@ -404,6 +407,34 @@ static void add_region(struct context *c, const struct region *r)
 }
 
 /*
+ * The hits of the probe directories of a region (directory fd pfd, path
+ * rdir/probes) into reg->hits.  Returns the number of probe directories
+ * when it is c->nr_probes, another number when it is not, -1 with err_msg
+ * set on a bad file.  The kernel numbers them 0..N-1, so checking that
+ * <N-1> exists and <N> does not is enough, and cheaper than reading the
+ * directory, for every region.
+ */
+static long read_hits(int pfd, const char *rdir, const struct context *c,
+		      struct region *reg)
+{
+	char name[32], dir[PATH_MAX];
+	long p;
+
+	if (mkpath(dir, "%s/probes", rdir))
+		return -1;
+	for (p = 0; p < c->nr_probes; p++) {
+		snprintf(name, sizeof(name), "%ld/hits", p);
+		if (read_ull_at(pfd, name, &reg->hits[p], dir))
+			return errno == ENOENT ? p : -1;
+		if (reg->hits[p] > c->max_hits)
+			return fail("%s/%s: %llu hits, above aggr/sample %llu",
+				    dir, name, reg->hits[p], c->max_hits);
+	}
+	snprintf(name, sizeof(name), "%ld", p);
+	return faccessat(pfd, name, F_OK, 0) ? p : p + 1;
+}
+
+/*
  * Read the tried regions of directory tdir into c: each region's start,
  * end, nr_accesses and probes/<P>/hits.  Records the inode of every region
  * directory in *inos, to check afterwards that none was replaced.
@@ -457,21 +488,7 @@ static int read_tried_regions(const char *tdir, struct context *c,
 		np = 0;
 		pfd = openat(rfd, "probes", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (pfd >= 0) {
-			if (strlen(rdir) + 8 >= sizeof(rdir)) {
-				close(pfd);
-				fail("%s: path too long", rdir);
-				goto err;
-			}
-			strcat(rdir, "/probes");
-			np = numbered_entries(pfd, rdir);
-			for (long p = 0; p < np && p < MAX_PROBES; p++) {
-				snprintf(pname, sizeof(pname), "%ld/hits", p);
-				if (read_ull_at(pfd, pname, &reg.hits[p], rdir))
-					np = -1;
-				else if (reg.hits[p] > c->max_hits)
-					np = fail("%s/%s: %llu hits, above aggr/sample %llu",
-						  rdir, pname, reg.hits[p], c->max_hits);
-			}
+			np = read_hits(pfd, rdir, c, &reg);
 			close(pfd);
 			if (np < 0)
 				goto err;
