@@ -202,22 +202,31 @@ static int read_ull_at(int dfd, const char *name, unsigned long long *val,
 	return 0;
 }
 
-static int cmp_ull(const void *a, const void *b)
+struct entry {
+	unsigned long long num;
+	ino_t ino;
+};
+
+static int cmp_entry(const void *a, const void *b)
 {
-	unsigned long long x = *(const unsigned long long *)a;
-	unsigned long long y = *(const unsigned long long *)b;
+	unsigned long long x = ((const struct entry *)a)->num;
+	unsigned long long y = ((const struct entry *)b)->num;
 
 	return x < y ? -1 : x > y;
 }
 
 /*
  * The numbered entries of directory dfd, which must be exactly 0..N-1:
- * returns N, or -1.  Other names (total_bytes...) are ignored.
+ * returns N, or -1.  Other names (total_bytes...) are ignored.  With inos,
+ * *inos gets the inode number of each, in number order (from the directory
+ * itself: sysfs, as tmpfs, gives d_ino, and does not reuse inode numbers at
+ * once).
  */
-static long numbered_entries(int dfd, const char *dir)
+static long numbered_entries(int dfd, const char *dir, ino_t **inos)
 {
-	unsigned long long *nums = NULL, v;
-	size_t n = 0, cap = 0, i;
+	static struct entry *ents;
+	static size_t cap;
+	size_t n = 0, i;
 	struct dirent *de;
 	DIR *d;
 	int fd = dup(dfd);
@@ -229,28 +238,36 @@ static long numbered_entries(int dfd, const char *dir)
 	}
 	rewinddir(d);
 	while ((de = readdir(d))) {
+		unsigned long long v;
+
 		if (parse_ull(de->d_name, &v))
 			continue;
 		if (n == cap) {
 			cap = cap ? cap * 2 : 1024;
-			nums = realloc(nums, cap * sizeof(*nums));
-			if (!nums) {
+			ents = realloc(ents, cap * sizeof(*ents));
+			if (!ents) {
 				perror("damon-probe-metrics: realloc");
 				exit(1);
 			}
 		}
-		nums[n++] = v;
+		ents[n].num = v;
+		ents[n++].ino = de->d_ino;
 	}
 	closedir(d);
-	qsort(nums, n, sizeof(*nums), cmp_ull);
-	for (i = 0; i < n; i++) {
-		if (nums[i] != i) {
-			free(nums);
+	qsort(ents, n, sizeof(*ents), cmp_entry);
+	for (i = 0; i < n; i++)
+		if (ents[i].num != i)
 			return fail("%s: entry %zu of %zu is named %llu",
-				    dir, i, n, nums[i]);
+				    dir, i, n, ents[i].num);
+	if (inos) {
+		*inos = realloc(*inos, (n + 1) * sizeof(**inos));
+		if (!*inos) {
+			perror("damon-probe-metrics: realloc");
+			exit(1);
 		}
+		for (i = 0; i < n; i++)
+			(*inos)[i] = ents[i].ino;
 	}
-	free(nums);
 	return n;
 }
 
@@ -407,31 +424,29 @@ static void add_region(struct context *c, const struct region *r)
 }
 
 /*
- * The hits of the probe directories of a region (directory fd pfd, path
- * rdir/probes) into reg->hits.  Returns the number of probe directories
- * when it is c->nr_probes, another number when it is not, -1 with err_msg
- * set on a bad file.  The kernel numbers them 0..N-1, so checking that
- * <N-1> exists and <N> does not is enough, and cheaper than reading the
- * directory, for every region.
+ * The hits of the probe directories of region r (tfd: the tried_regions
+ * directory, path tdir) into reg->hits.  Returns the number of probe
+ * directories when it is c->nr_probes, another number when it is not, -1
+ * with err_msg set on a bad file.  The kernel numbers them 0..N-1, so
+ * checking that <N-1> exists and <N> does not is enough, and cheaper than
+ * reading the directory, for every region.
  */
-static long read_hits(int pfd, const char *rdir, const struct context *c,
-		      struct region *reg)
+static long read_hits(int tfd, const char *tdir, long r,
+		      const struct context *c, struct region *reg)
 {
-	char name[32], dir[PATH_MAX];
+	char name[64];
 	long p;
 
-	if (mkpath(dir, "%s/probes", rdir))
-		return -1;
 	for (p = 0; p < c->nr_probes; p++) {
-		snprintf(name, sizeof(name), "%ld/hits", p);
-		if (read_ull_at(pfd, name, &reg->hits[p], dir))
+		snprintf(name, sizeof(name), "%ld/probes/%ld/hits", r, p);
+		if (read_ull_at(tfd, name, &reg->hits[p], tdir))
 			return errno == ENOENT ? p : -1;
 		if (reg->hits[p] > c->max_hits)
 			return fail("%s/%s: %llu hits, above aggr/sample %llu",
-				    dir, name, reg->hits[p], c->max_hits);
+				    tdir, name, reg->hits[p], c->max_hits);
 	}
-	snprintf(name, sizeof(name), "%ld", p);
-	return faccessat(pfd, name, F_OK, 0) ? p : p + 1;
+	snprintf(name, sizeof(name), "%ld/probes/%ld", r, p);
+	return faccessat(tfd, name, F_OK, 0) ? p : p + 1;
 }
 
 /*
@@ -442,76 +457,45 @@ static long read_hits(int pfd, const char *rdir, const struct context *c,
 static int read_tried_regions(const char *tdir, struct context *c,
 			      ino_t **inos)
 {
-	char rdir[PATH_MAX], pname[32];
-	long nr, r, np;
+	char name[64];
 	struct region reg;
-	struct stat st;
-	int tfd, rfd = -1, pfd;
+	long nr, r, np;
+	int tfd;
 
 	c->nr_regions = 0;
 	tfd = open(tdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (tfd < 0)
 		return fail("%s: %s", tdir, strerror(errno));
-	nr = numbered_entries(tfd, tdir);
-	if (nr < 0)
-		goto err;
-	*inos = realloc(*inos, (nr + 1) * sizeof(**inos));
-	if (!*inos) {
-		perror("damon-probe-metrics: realloc");
-		exit(1);
-	}
+	nr = numbered_entries(tfd, tdir, inos);
 	for (r = 0; r < nr; r++) {
-		if (mkpath(rdir, "%s/%ld", tdir, r))
-			goto err;
-		snprintf(pname, sizeof(pname), "%ld", r);
-		rfd = openat(tfd, pname, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (rfd < 0 || fstat(rfd, &st)) {
-			fail("%s: %s", rdir, strerror(errno));
-			goto err;
-		}
-		(*inos)[r] = st.st_ino;
 		memset(&reg, 0, sizeof(reg));
-		if (read_ull_at(rfd, "start", &reg.start, rdir) ||
-		    read_ull_at(rfd, "end", &reg.end, rdir) ||
-		    read_ull_at(rfd, "nr_accesses", &reg.nr_accesses, rdir))
-			goto err;
+#define FIELD(f)	(snprintf(name, sizeof(name), "%ld/" #f, r), \
+			 read_ull_at(tfd, name, &reg.f, tdir))
+		if (FIELD(start) || FIELD(end) || FIELD(nr_accesses))
+			break;
+#undef FIELD
 		if (reg.end <= reg.start) {
-			fail("%s: end %llu is not above start %llu", rdir,
+			fail("%s/%ld: end %llu is not above start %llu", tdir, r,
 			     reg.end, reg.start);
-			goto err;
+			break;
 		}
 		if (reg.nr_accesses > c->max_hits) {
-			fail("%s: nr_accesses %llu above aggr/sample %llu", rdir,
-			     reg.nr_accesses, c->max_hits);
-			goto err;
+			fail("%s/%ld: nr_accesses %llu above aggr/sample %llu",
+			     tdir, r, reg.nr_accesses, c->max_hits);
+			break;
 		}
-		np = 0;
-		pfd = openat(rfd, "probes", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (pfd >= 0) {
-			np = read_hits(pfd, rdir, c, &reg);
-			close(pfd);
-			if (np < 0)
-				goto err;
-		} else if (errno != ENOENT || c->nr_probes) {
-			fail("%s/probes: %s", rdir, strerror(errno));
-			goto err;
-		}
+		np = read_hits(tfd, tdir, r, c, &reg);
+		if (np < 0)
+			break;
 		if (np != c->nr_probes) {
-			fail("%s: %ld probe directories, the context has %d probes",
-			     rdir, np, c->nr_probes);
-			goto err;
+			fail("%s/%ld: %ld probe directories, the context has %d probes",
+			     tdir, r, np, c->nr_probes);
+			break;
 		}
-		close(rfd);
-		rfd = -1;
 		add_region(c, &reg);
 	}
 	close(tfd);
-	return 0;
-err:
-	if (rfd >= 0)
-		close(rfd);
-	close(tfd);
-	return -1;
+	return nr >= 0 && r == nr ? 0 : -1;
 }
 
 /*
@@ -549,28 +533,22 @@ static unsigned long long target_bytes(const char *cdir, const char *ops)
 /* Whether the region directories of tdir are still those read (inodes). */
 static int same_regions(const char *tdir, size_t nr, const ino_t *inos)
 {
-	char name[32];
-	struct stat st;
+	static ino_t *now;
 	int tfd = open(tdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	long n;
 	size_t r;
-	long now;
 
 	if (tfd < 0)
 		return fail("%s: %s", tdir, strerror(errno));
-	now = numbered_entries(tfd, tdir);
-	if (now != (long)nr) {
-		close(tfd);
-		return now < 0 ? -1 : fail("%s: %zu regions read, %ld now",
-					   tdir, nr, now);
-	}
-	for (r = 0; r < nr; r++) {
-		snprintf(name, sizeof(name), "%zu", r);
-		if (fstatat(tfd, name, &st, 0) || st.st_ino != inos[r]) {
-			close(tfd);
-			return fail("%s/%zu was replaced while it was read", tdir, r);
-		}
-	}
+	n = numbered_entries(tfd, tdir, &now);
 	close(tfd);
+	if (n < 0)
+		return -1;
+	if (n != (long)nr)
+		return fail("%s: %zu regions read, %ld now", tdir, nr, n);
+	for (r = 0; r < nr; r++)
+		if (now[r] != inos[r])
+			return fail("%s/%zu was replaced while it was read", tdir, r);
 	return 0;
 }
 
