@@ -78,6 +78,16 @@ class Stack:
         self.procs.append((name, subprocess.Popen(
             cmd, stdout=log, stderr=subprocess.STDOUT)))
 
+    def stop_metrics(self):
+        """Stop the tool only: its last file stays for node_exporter, and
+        the tried regions it read last stay in sysfs."""
+        for i, (name, p) in enumerate(self.procs):
+            if name == 'metrics':
+                p.terminate()
+                p.wait()
+                del self.procs[i]
+                return
+
     def check_running(self):
         for name, p in self.procs:
             if p.poll() is not None:

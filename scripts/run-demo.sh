@@ -8,6 +8,10 @@
 #   to average, 20), SAMPLE_US (5000), AGGR_US (100000), PROBES (subset of
 #   "anon,memcg,thp"), SKIP_TREE=1 (build the tree as it is, without
 #   re-applying patches/).
+# PROM=1 runs demo/prom-demo.py instead: the same workload and probes, the
+#   results through tools/damon-probe-metrics, prometheus-node-exporter and
+#   prometheus in the guest, PromQL answers next to the truth (WINDOWS is
+#   then the seconds of scrapes to average).
 set -eu
 . "$(dirname "$0")/lib.sh"
 t0=$(date +%s)
@@ -33,12 +37,14 @@ while kill -0 "$build" 2>/dev/null; do
 	say "      ... still building: $(find "$BUILD/x86" -name '*.o' 2>/dev/null | wc -l) objects so far, $(since "$t0") s elapsed"
 done
 wait "$build"
-step 5 "building the userspace tools (workload, page scanner, ticker)"
+step 5 "building the userspace tools (workload, page scanner, ticker, metrics)"
 make -s -C "$REPO/tools" OUT="$BUILD/tools"
-step 6 "booting the patched kernel in QEMU and running the demo"
+demo=attr-demo.py
+[ -z "${PROM:-}" ] || demo=prom-demo.py
+step 6 "booting the patched kernel in QEMU and running demo/$demo"
 MEM=${MEM:-2G} TIMEOUT=${TIMEOUT:-600} VM_LOG=$LOGS/demo.log \
 	"$REPO/scripts/run-vm.sh" \
 	-e "WINDOWS=${WINDOWS:-20}" -e "SAMPLE_US=${SAMPLE_US:-5000}" \
 	-e "AGGR_US=${AGGR_US:-100000}" -e "PROBES=${PROBES:-anon,memcg,thp}" \
-	-- python3 "$REPO/demo/attr-demo.py"
+	-- python3 "$REPO/demo/$demo"
 say "done in $(since "$t0") s (console log: $LOGS/demo.log)"
