@@ -78,13 +78,13 @@ def main():
                      {'filters': [dp.probe_filter(
                          'hugepage_size', sz=(2 * dp.MIB, 2 * dp.MIB))]}])
         dp.state('on')
-        truth0 = dp.kpage_truth(start, end, memcg_path)
         promstack.loopback_up()
         shutil.rmtree(WORKDIR, ignore_errors=True)
         print('starting damon-probe-metrics (every 1 s), '
               'prometheus-node-exporter and prometheus on 127.0.0.1',
               flush=True)
         stack = promstack.Stack(WORKDIR, interval=1, scrape_s=1)
+        truth0 = dp.kpage_truth(start, end, memcg_path)
         stack.wait_samples('count_over_time(damon_samples_per_window[%ds])'
                            % WINDOWS, WINDOWS - 2)
         truth1 = dp.kpage_truth(start, end, memcg_path)
