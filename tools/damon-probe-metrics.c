@@ -27,13 +27,14 @@
  * nr_accesses >= max_hits / 2 (2 * nr_accesses >= max_hits), cold when 0,
  * warm in between.
  *
- * A context is published only when one window was read whole: the probe
- * settings were the same before the update and after the read, every
- * tried region directory is still the one read (same inode), the probe
- * directories are 0..N-1 with N the number of probes in every region, every
- * number parses and no count is above max_hits.  Otherwise the read is
- * retried, and a context that still fails is left out of that file (and
- * counted in damon_probe_metrics_skipped_contexts).  When the probes of a
+ * A context is published only when one window was read whole: the
+ * operations, intervals and probes were the same before the update and
+ * after the read, every tried region directory is still the one read (same
+ * inode), paddr and fvaddr regions cover the targets' ranges exactly, the
+ * probe directories are 0..N-1 with N the number of probes in every region,
+ * every number parses and no count is above max_hits.  Otherwise the read
+ * is retried, and a context that still fails is left out of that file (and
+ * counted in damon_probe_metrics_skipped_contexts).  When the settings of a
  * context differ from those of the previous read (and at the first read),
  * the tool waits two aggregation intervals and updates again, so that the
  * window read is one counted with the probes it is labelled with.
@@ -350,13 +351,30 @@ static int read_probes(const char *ctx, struct context *c)
 	return 0;
 }
 
+/* What a window's numbers depend on: intervals and probes, as one string. */
 static void probes_key(const struct context *c, char *key, size_t len)
 {
-	size_t used = snprintf(key, len, "%d", c->nr_probes);
+	size_t used = snprintf(key, len, "%s %llu %llu %d", c->ops,
+			       c->sample_us, c->aggr_us, c->nr_probes);
 	int p;
 
 	for (p = 0; p < c->nr_probes && used < len; p++)
 		used += snprintf(key + used, len - used, "\n%s", c->filters[p]);
+}
+
+/* The operations, intervals and probes of context dir cdir into c. */
+static int read_settings(const char *cdir, struct context *c)
+{
+	if (read_str(c->ops, sizeof(c->ops), "%s/operations", cdir) ||
+	    read_ull(&c->sample_us, "%s/monitoring_attrs/intervals/sample_us",
+		     cdir) ||
+	    read_ull(&c->aggr_us, "%s/monitoring_attrs/intervals/aggr_us", cdir))
+		return -1;
+	if (!c->sample_us || c->aggr_us < c->sample_us)
+		return fail("%s: aggr_us %llu, sample_us %llu", cdir, c->aggr_us,
+			    c->sample_us);
+	c->max_hits = c->aggr_us / c->sample_us;
+	return read_probes(cdir, c);
 }
 
 /*
@@ -662,17 +680,7 @@ static int read_context(int k, int ctx, struct context *c, ino_t **inos)
 	c->context = ctx;
 	snprintf(cdir, sizeof(cdir), "%s/kdamonds/%d/contexts/%d", admin, k, ctx);
 	for (tries = 0; tries < NR_TRIES; tries++) {
-		if (read_str(c->ops, sizeof(c->ops), "%s/operations", cdir) ||
-		    read_ull(&c->sample_us, "%s/monitoring_attrs/intervals/sample_us",
-			     cdir) ||
-		    read_ull(&c->aggr_us, "%s/monitoring_attrs/intervals/aggr_us",
-			     cdir))
-			return -1;
-		if (!c->sample_us || c->aggr_us < c->sample_us)
-			return fail("%s: aggr_us %llu, sample_us %llu", cdir,
-				    c->aggr_us, c->sample_us);
-		c->max_hits = c->aggr_us / c->sample_us;
-		if (read_probes(cdir, c))
+		if (read_settings(cdir, c))
 			return -1;
 		s = find_scheme(cdir, c->max_hits);
 		if (s < 0)
@@ -698,11 +706,11 @@ static int read_context(int k, int ctx, struct context *c, ino_t **inos)
 			continue;
 		/* nothing changed while we read? */
 		again = *c;
-		if (read_probes(cdir, &again))
+		if (read_settings(cdir, &again))
 			continue;
 		probes_key(&again, key1, sizeof(key1));
 		if (strcmp(key0, key1)) {
-			fail("%s: the probes changed while they were read", cdir);
+			fail("%s: the settings changed while they were read", cdir);
 			continue;
 		}
 		if (same_regions(tdir, c->nr_regions, *inos))
