@@ -129,17 +129,23 @@ static int read_str(char *buf, size_t len, const char *fmt, ...)
 {
 	char path[PATH_MAX];
 	va_list ap;
-	ssize_t n;
-	int fd;
+	ssize_t n = -1;
+	int fd, tries;
 
 	va_start(ap, fmt);
 	vsnprintf(path, sizeof(path), fmt, ap);
 	va_end(ap);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return fail("%s: %s", path, strerror(errno));
-	n = read(fd, buf, len - 1);
-	close(fd);
+	/* EBUSY: state while another writer's command holds the lock */
+	for (tries = 0; tries < 100; tries++) {
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return fail("%s: %s", path, strerror(errno));
+		n = read(fd, buf, len - 1);
+		close(fd);
+		if (n >= 0 || errno != EBUSY)
+			break;
+		usleep(10000);
+	}
 	if (n < 0)
 		return fail("%s: %s", path, strerror(errno));
 	buf[n] = '\0';
