@@ -238,9 +238,11 @@ static long numbered_entries(int dfd, const char *dir, ino_t **inos)
 	DIR *d;
 	int fd = dup(dfd);
 
-	if (fd < 0 || !(d = fdopendir(fd))) {
-		if (fd >= 0)
-			close(fd);
+	if (fd < 0)
+		return fail("%s: %s", dir, strerror(errno));
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
 		return fail("%s: %s", dir, strerror(errno));
 	}
 	rewinddir(d);
@@ -868,11 +870,14 @@ static int publish(const char *out, const struct context *cs, size_t n,
 	else
 		snprintf(tmp, sizeof(tmp), ".%s.XXXXXX", out);
 	fd = mkstemp(tmp);
-	if (fd < 0 || !(f = fdopen(fd, "w"))) {
+	f = fd < 0 ? NULL : fdopen(fd, "w");
+	if (!f) {
 		fprintf(stderr, "damon-probe-metrics: %s: %s\n", tmp,
 			strerror(errno));
-		if (fd >= 0)
+		if (fd >= 0) {
 			close(fd);
+			unlink(tmp);
+		}
 		return -1;
 	}
 	fchmod(fd, 0644);
@@ -983,7 +988,8 @@ int main(int argc, char **argv)
 			no_update = true;
 			break;
 		default:
-			fprintf(stderr, "usage: %s [-o FILE] [-i SECONDS] [-c COUNT] [-s DIR] [-N]\n",
+			fprintf(stderr,
+				"usage: %s [-o FILE] [-i SECONDS] [-c COUNT] [-s DIR] [-N]\n",
 				argv[0]);
 			return opt == 'h' ? 0 : 2;
 		}
