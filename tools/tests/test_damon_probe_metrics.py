@@ -4,7 +4,8 @@ temporary directory the way the kernel lays them out (no VM, no DAMON):
 the estimates and their standard errors, the hotness bands, the filter
 labels, 0 and 4 probes, counts above 255, malformed files, kdamonds that
 vanish or are replaced while the tool reads them, and the atomic output
-that promtool accepts.  scripts/check-tools.sh runs them in make check:
+that promtool accepts; and on a tree recorded from the guest
+(recorded/*.txt).  scripts/check-tools.sh runs them in make check:
 
     DAMON_PROBE_METRICS=build/tools/damon-probe-metrics \\
         python3 -m unittest discover -v -s tools/tests
@@ -155,7 +156,8 @@ def key(name, **labels):
     return (name, frozenset((k, str(v)) for k, v in labels.items()))
 
 
-class Tool(unittest.TestCase):
+class Base(unittest.TestCase):
+    """A temporary admin directory and the tool run on it."""
 
     def setUp(self):
         self.assertTrue(os.access(TOOL, os.X_OK),
@@ -183,6 +185,9 @@ class Tool(unittest.TestCase):
         with open(self.out) as f:
             self.text = f.read()
         return parse(self.text)
+
+class Tool(Base):
+    """Trees written here, region by region."""
 
     def test_estimates_bands_and_stderr(self):
         # 20 samples per window; bands: hot >= 10, warm 1..9, cold 0
@@ -452,6 +457,86 @@ class Tool(unittest.TestCase):
         print('(%d published, %d left out) ' % (published, skipped),
               end='', flush=True)
         self.assertGreater(published, 0)
+
+
+
+def load_recorded(name, admin):
+    """Write a recorded tree: recorded/<name>.txt has one line per file of
+    the DAMON sysfs admin directory, "<path> <content>", as read in the
+    guest (the recorder copied every readable file)."""
+    with open(os.path.join(os.path.dirname(__file__), 'recorded',
+                           name + '.txt')) as f:
+        for line in f:
+            path, _, val = line.rstrip('\n').partition(' ')
+            put(os.path.join(os.path.dirname(admin), path), val)
+
+
+class Recorded(Base):
+    """paddr-4probes.txt: a paddr kdamond of the guest with 1 ms samples
+    and 400 ms windows (400 samples: counts above 255), a stat scheme
+    trying every region, 10 tried regions and 4 probes (allow anon; allow
+    memcg /rec; no filter; allow hugepage_size 2M, reject none anon), read
+    right after update_schemes_tried_regions while attr-workload held 64
+    MiB anonymous and 32 MiB tmpfs memory and 32 MiB anonymous in /rec."""
+
+    def setUp(self):
+        super().setUp()
+        load_recorded('paddr-4probes', self.admin)
+        self.tried = (self.admin + '/kdamonds/0/contexts/0/schemes/0/'
+                      'tried_regions')
+
+    def regions(self):
+        """(size, nr_accesses, [hits]) of every recorded region."""
+        def rd(name):
+            with open('%s/%d/%s' % (self.tried, r, name)) as f:
+                return int(f.read())
+        out = []
+        for r in range(10):
+            out.append((rd('end') - rd('start'), rd('nr_accesses'),
+                        [rd('probes/%d/hits' % p) for p in range(4)]))
+        return out
+
+    def test_recorded_tree(self):
+        m = self.run_tool()
+        ctx = dict(kdamond=0, context=0, ops='paddr')
+        labels = ['allow anon', 'allow memcg /rec', '(no filter)',
+                  'allow hugepage_size 2097152 2097152, reject none anon']
+        regions = self.regions()
+        self.assertEqual(max(h for _, _, hits in regions for h in hits), 400)
+        for p, label in enumerate(labels):
+            for b in ('hot', 'warm', 'cold'):
+                inb = [(sz, hits[p] / 400) for sz, acc, hits in regions
+                       if (acc * 2 >= 400) == (b == 'hot') and
+                       (acc == 0) == (b == 'cold')]
+                pb = dict(ctx, probe=p, filters=label, band=b)
+                self.assertEqual(m[key('damon_probe_bytes', **pb)],
+                                 round(sum(sz * q for sz, q in inb)))
+                self.assertEqual(
+                    m[key('damon_probe_bytes_stderr', **pb)],
+                    round(math.sqrt(sum(sz * sz * q * (1 - q) / 400
+                                        for sz, q in inb))))
+        # recorded facts: the no-filter probe hit every sample
+        self.assertEqual(m[key('damon_probe_bytes', probe=2,
+                               filters='(no filter)', band='cold', **ctx)],
+                         2146304000)
+        self.assertEqual(m[key('damon_monitored_bytes', **ctx)], 2146304000)
+        self.assertEqual(m[key('damon_samples_per_window', **ctx)], 400)
+        self.assertEqual(m[key('damon_band_regions', band='cold', **ctx)], 10)
+
+    def test_recorded_tree_truncated_hits(self):
+        # a hits file read empty, as a region removed mid-read can give
+        put(self.tried + '/7/probes/2/hits', '')
+        self.run_tool()
+        self.assertIn('7/probes/2/hits: \'\' is not a decimal number',
+                      self.stderr)
+        self.assertNotIn('damon_probe_bytes{', self.text)
+
+    def test_recorded_tree_region_gone(self):
+        shutil.rmtree(self.tried + '/9')
+        self.run_tool()
+        # a window without its last region does not cover the target
+        self.assertIn('the tried regions cover', self.stderr)
+        self.assertNotIn('damon_probe_bytes{', self.text)
 
 
 if __name__ == '__main__':
