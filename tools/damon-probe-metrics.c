@@ -968,7 +968,9 @@ int main(int argc, char **argv)
 	double interval = 10, next;
 	long count = 0, done;
 	struct sigaction sa = { .sa_handler = on_signal };
+	bool bad = false;
 	int opt, rc = 0;
+	char *end;
 
 	while ((opt = getopt(argc, argv, "o:i:c:s:Nh")) != -1) {
 		switch (opt) {
@@ -976,10 +978,12 @@ int main(int argc, char **argv)
 			out = optarg;
 			break;
 		case 'i':
-			interval = atof(optarg);
+			interval = strtod(optarg, &end);
+			bad |= *end || end == optarg || !(interval >= 0);
 			break;
 		case 'c':
-			count = atol(optarg);
+			count = strtol(optarg, &end, 10);
+			bad |= *end || end == optarg || count < 0;
 			break;
 		case 's':
 			admin = optarg;
@@ -994,7 +998,7 @@ int main(int argc, char **argv)
 			return opt == 'h' ? 0 : 2;
 		}
 	}
-	if (optind != argc || interval < 0 || count < 0) {
+	if (optind != argc || bad) {
 		fprintf(stderr, "%s: bad arguments (-h: usage)\n", argv[0]);
 		return 2;
 	}
