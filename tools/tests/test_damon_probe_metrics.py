@@ -173,6 +173,12 @@ class Base(unittest.TestCase):
     def tearDown(self):
         shutil.rmtree(self.dir)
 
+    def fresh(self):
+        """An empty tree and output directory again (for subtests)."""
+        shutil.rmtree(self.admin, ignore_errors=True)
+        shutil.rmtree(self.dir + '/out')
+        os.makedirs(self.dir + '/out')
+
     def nr_kdamonds(self, n):
         put(self.admin + '/kdamonds/nr_kdamonds', n)
 
@@ -310,13 +316,11 @@ class Tool(Base):
     def test_negative_and_empty_numbers(self):
         for bad in ('-1', '', '18446744073709551616'):
             with self.subTest(bad=bad):
-                self.setUp()
+                self.fresh()
                 self.check_left_out(
                     r'0/end: .* is not a decimal number',
                     kdamond={'regions': [(0, MIB, 0, [1])]},
                     mutate=lambda c: put(self.tried(c, '0/end'), bad))
-                self.tearDown()
-                os.makedirs(self.dir)
 
     def test_hits_above_samples_per_window(self):
         self.check_left_out(r'21 hits, above aggr/sample 20',
@@ -340,14 +344,12 @@ class Tool(Base):
                            ('action', 'pageout'), ('nr_accesses', (1, 20)),
                            ('sz', (0, 1 << 30))):
             with self.subTest(field=field):
-                self.setUp()
+                self.fresh()
                 sch = dict(STAT_SCHEME)
                 sch[field] = val
                 self.check_left_out(r'no stat scheme trying every region',
                                     kdamond={'regions': [(0, MIB, 0, [1])],
                                              'schemes': [sch]})
-                self.tearDown()
-                os.makedirs(self.dir)
 
     def test_second_scheme_used(self):
         self.nr_kdamonds(1)
