@@ -13,7 +13,10 @@
 #   no default timeout for the shell), ACCEL=tcg (default) | kvm | auto (KVM only
 #   if a probe boot with it works; cached in $BUILD/vm/kvm-probe), VM_APPEND
 #   (extra kernel command line), QEMU_EXTRA (extra QEMU args), VM_LOG (console
-#   log, default $LOGS/vm.log).
+#   log, default $LOGS/vm.log), ICOUNT=1 (TCG only: single-threaded TCG with
+#   -icount shift=0,sleep=off, so that the guest's clocks count instructions,
+#   1 ns each, and an idle guest skips ahead: guest time does not depend on
+#   the host's load).
 # The guest always stops: hard timeout around QEMU, panic=-1 panic_on_warn=1
 # oops=panic.  The guest's init prints "VM-EXIT: rc=N"; no such line (panic,
 # timeout, crash) makes this script fail with a message saying why.
@@ -53,7 +56,9 @@ if [ "$accel" = auto ]; then
 	say "ACCEL=auto: using $accel"
 fi
 case $accel in
-tcg) qaccel=tcg,thread=multi ;;
+tcg) qaccel=tcg,thread=multi
+     # QEMU refuses icount with multi-threaded TCG
+     [ "${ICOUNT:-0}" = 0 ] || qaccel=tcg,thread=single ;;
 kvm) qaccel=kvm ;;
 *) die "ACCEL must be tcg, kvm or auto" ;;
 esac
@@ -80,7 +85,10 @@ trap 'rm -rf "$run"' EXIT
 # ACPI it has nothing to calibrate it against but the PIT, which goes wrong
 # when the host is busy (guest clock 5x too fast: see tools/tsc-khz.c).
 tsc=
-if [ "$accel" = tcg ] && [ "$(uname -m)" = x86_64 ]; then
+if [ "$accel" = tcg ] && [ "${ICOUNT:-0}" != 0 ]; then
+	# under icount the TSC counts instructions: 1 GHz
+	tsc=" tsc_early_khz=1000000"
+elif [ "$accel" = tcg ] && [ "$(uname -m)" = x86_64 ]; then
 	khz_bin=$BUILD/tools/tsc-khz
 	if [ ! -x "$khz_bin" ] || [ "$REPO/tools/tsc-khz.c" -nt "$khz_bin" ]; then
 		mkdir -p "$BUILD/tools"
@@ -98,6 +106,7 @@ qemu=(qemu-system-x86_64 -accel "$qaccel" -cpu max -smp "${SMP:-2}" -m "${MEM:-2
 	-kernel "$kernel" -append "$append"
 	-fsdev local,id=hostroot,path=/,security_model=none,readonly=on,multidevs=remap
 	-device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot ${QEMU_EXTRA:-})
+[ "$accel" != tcg ] || [ "${ICOUNT:-0}" = 0 ] || qemu+=(-icount shift=0,sleep=off)
 
 if [ -n "$shell" ]; then
 	say "VM shell ($accel, ${SMP:-2} CPUs, ${MEM:-2G}): exit the shell to stop the VM, Ctrl-A x kills it"
