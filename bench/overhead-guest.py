@@ -1,14 +1,30 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Guest side of bench/overhead.sh: kdamond CPU time of physical address
-monitoring with 0, 1, 2 and 4 probes of 1 and 3 filters each, under a fixed
-workload, for two interval settings.  Prints one JSON object per run:
+"""Guest side of bench/overhead.sh, for a guest under QEMU icount (time is
+instruction count, 1 ns per instruction): the cost of one region sample of
+kdamond with data probes, configurations interleaved in one boot.
 
-  {"kernel": ..., "intervals": "5ms/100ms", "config": "4x3", "run": i,
-   "cpu_ns": ..., "seconds": ...}
+One kdamond monitors fixed regions: NR_REGIONS regions of equal size with
+min_nr_regions = max_nr_regions = NR_REGIONS, so that DAMON neither splits
+nor merges them (a merge would exceed the size limit, a split the maximum),
+and no ops update (update_us = 1000 s).  The workload is static
+(attr-workload without --hot: every page written once, then idle), so the
+guest only runs kdamond and time skips over its sleeps.  For each target
+(paddr: the biggest System RAM range; vaddr: the workload's mappings), the
+configurations of CONFIGS are committed in turn, REPS rounds; each segment
+waits WARM_SECONDS after the commit, then measures SEG_SECONDS of guest time:
 
-Environment: KERNEL (label), RUNS (5), RUN_SECONDS (4), CONFIGS (space-separated
-subset of "0 1x1 1x3 2x1 2x3 4x1 4x3"; "stock" means no probe interface).
+  cpu_ns       kdamond's on-CPU time (/proc/<pid>/schedstat), i.e. the
+               instructions it ran
+  samples      calls of <ops>_check_accesses (ftrace function profiler)
+  check_ns     instructions in <ops>_check_accesses, callees included
+  prepare_ns   instructions in <ops>_prepare_access_checks
+
+Prints one JSON object per segment.  Environment: KERNEL (label), CONFIGS
+("stock" for a kernel without probes), OPS ("paddr vaddr"), REPS (5),
+SEG_SECONDS (2), WARM_SECONDS (0.5), NR_REGIONS (96), PROFILE (more
+functions for the profiler, reported as "profile": {function: [calls, ns]};
+each traced call costs instructions of its own).
 """
 import json
 import os
@@ -16,15 +32,23 @@ import time
 
 import damon_probes as dp
 
-KERNEL = os.environ.get('KERNEL', 'patched')
-RUNS = int(os.environ.get('RUNS', 5))
-SECONDS = float(os.environ.get('RUN_SECONDS', 4))
-CONFIGS = os.environ.get('CONFIGS', '0 1x1 1x3 2x1 2x3 4x1 4x3').split()
-INTERVALS = [(5000, 100000), (5000, 2000000)]
-MEMCG = 'bench'
+KERNEL = os.environ.get('KERNEL', 'series')
+CONFIGS = os.environ.get('CONFIGS', '0 1x1 1x3 2x3 4x1 4x3').split()
+OPS = os.environ.get('OPS', 'paddr vaddr').split()
+REPS = int(os.environ.get('REPS', 5))
+SEG = float(os.environ.get("SEG_SECONDS", 2))
+WARM = float(os.environ.get('WARM_SECONDS', 0.5))
+NR = int(os.environ.get('NR_REGIONS', 96))
+PROFILE = os.environ.get('PROFILE', '').split()
+MEMCG = 'bench'			# empty: its filter never matches
+STAT = dp.TRACING + '/trace_stat'
+# workload areas (MiB), each a multiple of NR's region size for vaddr
+AREAS = (('--anon', 640), ('--thp', 64), ('--file', 64))
 
 
 def probes_for(config):
+    """N probes of M filters: the M last of memcg (never matches), 2 MiB
+    folios, anon, so that a base page sample evaluates all M filters."""
     if config in ('0', 'stock'):
         return []
     nr, nf = (int(x) for x in config.split('x'))
@@ -35,42 +59,117 @@ def probes_for(config):
     return [{'filters': filters}] * nr
 
 
+def equal_regions(ranges, nr):
+    """nr page-aligned regions of one size inside ranges (list of (start,
+    end)), each range holding a share proportional to its size."""
+    total = sum(e - s for s, e in ranges)
+    sz = total // nr // dp.PAGE * dp.PAGE
+    out = []
+    for s, e in ranges:
+        for i in range((e - s) // sz):
+            out.append((s + i * sz, s + (i + 1) * sz))
+    if len(out) != nr:
+        raise dp.Fail('%d regions of %d bytes, not %d' % (len(out), sz, nr))
+    return out
+
+
 def cpu_ns(pid):
     with open('/proc/%d/schedstat' % pid) as f:
         return int(f.read().split()[0])
 
 
-def one_run(config, sample_us, aggr_us):
-    dp.setup('paddr', sample_us=sample_us, aggr_us=aggr_us,
-             min_nr=10, max_nr=1000, stat_scheme=False,
-             probes=None if config == 'stock' else probes_for(config))
+def profile(funcs):
+    """calls and ns of funcs from the function profiler (all CPUs)."""
+    calls = dict.fromkeys(funcs, 0)
+    ns = dict.fromkeys(funcs, 0)
+    for name in os.listdir(STAT):
+        if not name.startswith('function'):
+            continue
+        for line in open(os.path.join(STAT, name)):
+            w = line.split()
+            if len(w) >= 4 and w[0] in calls and w[3] == 'us':
+                calls[w[0]] += int(w[1])
+                ns[w[0]] += round(float(w[2]) * 1000)
+    return calls, ns
+
+
+def live_regions():
+    """The region counts that kdamond reports in the damon_aggregated
+    events of 0.2 s (outside the measured segments): only NR if the regions
+    stayed fixed."""
+    ev = dp.TRACING + '/events/damon/damon_aggregated/enable'
+    dp.write(dp.TRACING + '/trace', '')
+    dp.write(ev, 1)
+    time.sleep(0.2)
+    dp.write(ev, 0)
+    return sorted({int(w.split('=')[1])
+                   for w in open(dp.TRACING + '/trace').read().split()
+                   if w.startswith('nr_regions=')})
+
+
+def set_ftrace_filter(funcs):
+    """Trace exactly funcs: one name per write, appended after a
+    truncating open."""
+    with open(dp.TRACING + '/set_ftrace_filter', 'w') as f:
+        f.write(funcs[0])
+    for fn in funcs[1:]:
+        dp.write(dp.TRACING + '/set_ftrace_filter', fn)
+
+
+def commit(config):
+    dp.write_probes(probes_for(config))
+    dp.state('commit')
+
+
+def run_ops(ops, wl):
+    if ops == 'paddr':
+        regions = equal_regions([dp.biggest_system_ram()], NR)
+    else:
+        regions = equal_regions(sorted((a.start, a.end)
+                                       for a in wl.areas.values()), NR)
+    funcs = ('damon_%s_check_accesses' % ops[:2],
+             'damon_%s_prepare_access_checks' % ops[:2]) + tuple(PROFILE)
+    set_ftrace_filter(funcs)
+    stock = CONFIGS == ['stock']
+    dp.write(dp.ADMIN + '/kdamonds/nr_kdamonds', 1)
+    dp.setup_kdamond(dp.KD, ops, pid=wl.pid if ops == 'vaddr' else None,
+                     sample_us=5000, aggr_us=100000, min_nr=NR, max_nr=NR,
+                     probes=None if stock else probes_for(CONFIGS[0]),
+                     stat_scheme=False, regions=regions,
+                     update_us=1000 * 1000 * 1000)
     dp.state('on')
     pid = dp.kdamond_pid()
-    time.sleep(0.5)
-    c0, t0 = cpu_ns(pid), time.time()
-    time.sleep(SECONDS)
-    c1, t1 = cpu_ns(pid), time.time()
+    for rep in range(REPS):
+        for config in CONFIGS:
+            if not stock:
+                commit(config)
+            time.sleep(WARM)
+            dp.write(dp.TRACING + '/function_profile_enabled', 1)
+            c0, t0 = cpu_ns(pid), time.monotonic()
+            time.sleep(SEG)
+            c1, t1 = cpu_ns(pid), time.monotonic()
+            dp.write(dp.TRACING + '/function_profile_enabled', 0)
+            calls, ns = profile(funcs)
+            live = live_regions()
+            print(json.dumps({
+                'kernel': KERNEL, 'ops': ops, 'config': config, 'rep': rep,
+                'nr_regions': NR, 'seconds': round(t1 - t0, 6),
+                'cpu_ns': c1 - c0, 'samples': calls[funcs[0]],
+                'check_ns': ns[funcs[0]], 'prepare_ns': ns[funcs[1]],
+                'live_regions': live,
+                'profile': {f: [calls[f], ns[f]] for f in PROFILE}}),
+                flush=True)
     dp.stop()
-    return c1 - c0, t1 - t0
 
 
 def main():
     dp.make_memcg(MEMCG)
-    wls = [dp.Workload('--anon', 256, '--file', 128, '--hot'),
-           dp.Workload('--anon', 128, '--hot', cgroup=MEMCG)]
+    wl = dp.Workload(*[x for a in AREAS for x in a])
     try:
-        for run in range(RUNS):
-            for sample_us, aggr_us in INTERVALS:
-                for config in CONFIGS:
-                    ns, secs = one_run(config, sample_us, aggr_us)
-                    print(json.dumps({
-                        'kernel': KERNEL, 'config': config, 'run': run,
-                        'intervals': '%dms/%dms' % (sample_us // 1000,
-                                                    aggr_us // 1000),
-                        'cpu_ns': ns, 'seconds': secs}), flush=True)
+        for ops in OPS:
+            run_ops(ops, wl)
     finally:
-        for w in wls:
-            w.stop()
+        wl.stop()
         dp.remove_memcg(MEMCG)
 
 

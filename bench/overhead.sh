@@ -1,26 +1,39 @@
 #!/bin/bash
 # usage: bench/overhead.sh
-# Benchmark 1: kdamond CPU time with 0, 1, 2 and 4 data probes (1 and 3
-# filters each) against DAMON on the stock 6.12 base, same workload, same
-# guest, sample/aggr 5 ms/100 ms and 5 ms/2 s, RUNS runs each, both kernels
-# booted one after the other in this one run.  Writes the table to
-# bench/results/overhead.md (with the raw JSON lines).
-# Environment: RUNS (5), RUN_SECONDS per run (4), MEM (2G).
+# Benchmark 1: the cost of a region sample of kdamond with data probes,
+# measured in guest instructions: QEMU with -icount shift=0,sleep=off and
+# single-threaded TCG (run-vm.sh ICOUNT=1), so that the guest's clock counts
+# instructions (1 ns each) whatever the host's load.  Builds three kernels
+# with bench/build-bench.sh: "series", "mainline" (the series +
+# bench/mainline-approach.diff) and "stock" (the base).  Boots each once (SMP=1, MEM=1G) to run
+# bench/overhead-guest.py: fixed regions, static workload, the series'
+# probe configurations committed in turn within one boot; then writes
+# bench/results/overhead.md (bench/report.py overhead).
+# Environment: REPS (5), SEG_SECONDS (2, guest seconds per segment), OPS
+# ("paddr vaddr").
 set -eu
 . "$(dirname "$0")/../scripts/lib.sh"
-"$REPO/scripts/build-guest.sh"
-stock=$("$REPO/bench/build-stock.sh")
+out=$BUILD/x86-bench
+t=$(date +%s)
+"$REPO/bench/build-bench.sh" series mainline stock >/dev/null
 make -s -C "$REPO/tools" OUT="$BUILD/tools"
+say "kernels built in $(since "$t")s"
+
 raw=$LOGS/bench-overhead.jsonl
 : >"$raw"
-for kernel in stock patched; do
-	if [ $kernel = stock ]; then kopt=(-k "$stock") cfg=stock
-	else kopt=() cfg="0 1x1 1x3 2x1 2x3 4x1 4x3"; fi
-	say "running the $kernel kernel"
-	MEM=${MEM:-2G} TIMEOUT=3000 VM_LOG=$LOGS/bench-overhead-$kernel.log \
-		"$REPO/scripts/run-vm.sh" -e TICKER=0 "${kopt[@]}" -e KERNEL=$kernel -e "CONFIGS=$cfg" \
-		-e "RUNS=${RUNS:-5}" -e "RUN_SECONDS=${RUN_SECONDS:-4}" \
+for k in stock series mainline; do
+	case $k in
+	stock) cfg=stock ;;
+	series) cfg="0 1x1 1x3 2x3 4x1 4x3" ;;
+	mainline) cfg="0 4x3" ;;
+	esac
+	say "running the '$k' kernel"
+	ICOUNT=1 SMP=1 MEM=1G TIMEOUT=3600 VM_LOG=$LOGS/bench-overhead-$k.log \
+		"$REPO/scripts/run-vm.sh" -k "$out/bzImage-$k" -e TICKER=0 -e KERNEL=$k \
+		-e "CONFIGS=$cfg" -e "REPS=${REPS:-5}" -e "SEG_SECONDS=${SEG_SECONDS:-2}" \
+		-e "OPS=${OPS:-paddr vaddr}" \
 		-- python3 "$REPO/bench/overhead-guest.py" | grep '^{' >>"$raw" ||
-		die "the $kernel run failed (log: $LOGS/bench-overhead-$kernel.log)"
+		die "the '$k' run failed (log: $LOGS/bench-overhead-$k.log)"
 done
-python3 "$REPO/bench/report.py" overhead "$raw"
+SERIES=$(git -C "$TREE" rev-parse series) BASE=$(git -C "$TREE" rev-parse base) SMP=1 MEM=1G python3 "$REPO/bench/report.py" overhead "$raw"
+say "bench/overhead.sh: $(since "$t")s"
