@@ -1,26 +1,33 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Guest side of bench/size.sh: in a guest of any memory size, fill ~60% of
-it (root cgroup: anonymous and tmpfs; child memcg: anonymous), monitor the
-physical address space with two probes (anon, memcg), and measure
+"""Guest side of bench/size.sh, for a guest under QEMU icount (time is
+instruction count): in a guest of any memory size, fill ~60% of it (root
+cgroup: anonymous and tmpfs; child memcg: anonymous, written once, then
+idle), monitor the biggest System RAM range in NR_REGIONS fixed regions of
+equal size (min = max nr_regions) with two probes (anon, memcg), and measure
+REPS times
 
-- kdamond's CPU time per aggregation interval, and
-- the CPU time of tools/kpage-scan computing the same answer (anonymous and
-  memcg bytes of every DAMON region) page by page,
+- kdamond's instructions per aggregation interval (schedstat ns over
+  SEG_SECONDS of guest time / aggregations, counted by the function
+  profiler's calls of damon_pa_check_accesses / 20 samples), and
+- the instructions of tools/kpage-scan computing the same answer (anonymous
+  and memcg bytes of every region) page by page.
 
-REPS times each.  Prints one JSON object with the medians.
+Prints one JSON object per repetition.
 """
 import json
 import os
 import resource
-import statistics
 import time
 
 import damon_probes as dp
 
-REPS = int(os.environ.get('REPS', 3))
+REPS = int(os.environ.get('REPS', 5))
+SEG = float(os.environ.get('SEG_SECONDS', 4))
+NR = int(os.environ.get('NR_REGIONS', 96))
 SAMPLE_US, AGGR_US = 5000, 100000
 MEMCG = 'bench'
+FUNC = 'damon_pa_check_accesses'
 
 
 def mem_total_mib():
@@ -35,45 +42,60 @@ def child_cpu_ns():
     return (ru.ru_utime + ru.ru_stime) * 1e9
 
 
+def calls():
+    n = 0
+    stat = dp.TRACING + '/trace_stat'
+    for name in os.listdir(stat):
+        if name.startswith('function'):
+            for line in open(os.path.join(stat, name)):
+                w = line.split()
+                if len(w) >= 4 and w[0] == FUNC:
+                    n += int(w[1])
+    return n
+
+
 def main():
     total = mem_total_mib()
     part = total // 5  # 20% each: root anon, root tmpfs, memcg anon
     memcg_path = dp.make_memcg(MEMCG)
     wls = [dp.Workload('--anon', part, '--file', part),
            dp.Workload('--anon', part, cgroup=MEMCG)]
+    s, e = dp.biggest_system_ram()
+    sz = (e - s) // NR // dp.PAGE * dp.PAGE
+    regions = [(s + i * sz, s + (i + 1) * sz) for i in range(NR)]
+    dp.write(dp.TRACING + '/set_ftrace_filter', FUNC)
     try:
-        dp.setup('paddr', sample_us=SAMPLE_US, aggr_us=AGGR_US, min_nr=10,
-                 max_nr=1000, probes=[
+        dp.setup('paddr', sample_us=SAMPLE_US, aggr_us=AGGR_US, min_nr=NR,
+                 max_nr=NR, regions=regions, stat_scheme=False, probes=[
                      {'filters': [dp.probe_filter('anon')]},
                      {'filters': [dp.probe_filter('memcg',
                                                   path='/' + MEMCG)]}])
         dp.state('on')
         pid = dp.kdamond_pid()
-        time.sleep(1)
-        kd, scan, nr_regions = [], [], []
-        for _ in range(REPS):
+        time.sleep(0.5)
+        for rep in range(REPS):
+            dp.write(dp.TRACING + '/function_profile_enabled', 1)
             with open('/proc/%d/schedstat' % pid) as f:
                 c0 = int(f.read().split()[0])
-            t0 = time.time()
-            time.sleep(3)
+            time.sleep(SEG)
             with open('/proc/%d/schedstat' % pid) as f:
                 c1 = int(f.read().split()[0])
-            t1 = time.time()
-            kd.append((c1 - c0) / ((t1 - t0) * 1e6 / AGGR_US) / 1e6)
-            regions = dp.tried_regions()
-            nr_regions.append(len(regions))
+            dp.write(dp.TRACING + '/function_profile_enabled', 0)
+            aggrs = calls() / (AGGR_US / SAMPLE_US)
             s0 = child_cpu_ns()
-            dp.kpage_scan([(r.start, r.end) for r in regions], memcg_path)
-            scan.append((child_cpu_ns() - s0) / 1e6)
+            dp.kpage_scan(regions, memcg_path)
+            scan = child_cpu_ns() - s0
+            print(json.dumps({'mem_gib': round(total / 1024),
+                              'mem_mib': total, 'rep': rep, 'regions': NR,
+                              'monitored_mib': (e - s) >> 20,
+                              'kdamond_ns_per_aggr': (c1 - c0) / aggrs,
+                              'aggregations': aggrs,
+                              'scan_ns': scan}), flush=True)
         dp.stop()
     finally:
         for w in wls:
             w.stop()
         dp.remove_memcg(MEMCG)
-    print(json.dumps({'mem_gib': round(total / 1024),
-                      'regions': int(statistics.median(nr_regions)),
-                      'kdamond_ms': statistics.median(kd),
-                      'scan_ms': statistics.median(scan)}), flush=True)
 
 
 main()
