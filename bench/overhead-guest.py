@@ -73,6 +73,19 @@ def equal_regions(ranges, nr):
     return out
 
 
+VMSTAT = ('nr_free_pages', 'nr_inactive_anon', 'nr_active_anon',
+          'nr_inactive_file', 'nr_active_file', 'nr_anon_transparent_hugepages',
+          'pgscan_kswapd', 'pgsteal_kswapd', 'pgmigrate_success',
+          'compact_migrate_scanned', 'thp_collapse_alloc', 'nr_slab_unreclaimable')
+
+
+def vmstat():
+    """The fields of VMSTAT in /proc/vmstat: the guest's memory state, to
+    see what moved when a segment costs more."""
+    v = dict(line.split() for line in open('/proc/vmstat'))
+    return {k: int(v[k]) for k in VMSTAT if k in v}
+
+
 def cpu_ns(pid):
     with open('/proc/%d/schedstat' % pid) as f:
         return int(f.read().split()[0])
@@ -156,13 +169,25 @@ def run_ops(ops, wl):
                 'nr_regions': NR, 'seconds': round(t1 - t0, 6),
                 'cpu_ns': c1 - c0, 'samples': calls[funcs[0]],
                 'check_ns': ns[funcs[0]], 'prepare_ns': ns[funcs[1]],
-                'live_regions': live,
+                'live_regions': live, 'vmstat': vmstat(),
                 'profile': {f: [calls[f], ns[f]] for f in PROFILE}}),
                 flush=True)
     dp.stop()
 
 
+def quiet_khugepaged():
+    """Keep khugepaged asleep for an hour: a collapse in the middle of a
+    run turns a THP of the workload into a PTE-mapped large folio whose
+    rmap walks cost hundreds of PTE steps, and the paddr cost per sample
+    jumps by 20% (seen at 40 guest seconds)."""
+    d = '/sys/kernel/mm/transparent_hugepage/khugepaged/'
+    if os.path.isdir(d):
+        dp.write(d + 'scan_sleep_millisecs', 3600 * 1000)
+        dp.write(d + 'alloc_sleep_millisecs', 3600 * 1000)
+
+
 def main():
+    quiet_khugepaged()
     dp.make_memcg(MEMCG)
     wl = dp.Workload(*[x for a in AREAS for x in a])
     try:

@@ -55,6 +55,10 @@ def calls():
 
 
 def main():
+    d = '/sys/kernel/mm/transparent_hugepage/khugepaged/'
+    if os.path.isdir(d):	# no collapse in the middle (bench/overhead-guest.py)
+        dp.write(d + 'scan_sleep_millisecs', 3600 * 1000)
+        dp.write(d + 'alloc_sleep_millisecs', 3600 * 1000)
     total = mem_total_mib()
     part = total // 5  # 20% each: root anon, root tmpfs, memcg anon
     memcg_path = dp.make_memcg(MEMCG)
