@@ -32,73 +32,156 @@ def header(title):
         '']
 
 
+def spread(v):
+    """(max - min) / median of v, in %."""
+    return (max(v) - min(v)) / statistics.median(v) * 100
+
+
+def ratio_cell(v):
+    return '%.4f [%.4f-%.4f]' % (statistics.median(v), min(v), max(v))
+
+
 def overhead(rows):
-    out = header('Overhead: kdamond CPU time with data probes')
-    out += ['kdamond CPU time per second of monitoring, physical address '
-            'space, workload: 384 MiB hot anonymous + 128 MiB hot tmpfs. '
-            'Config "NxM" = N probes of M filters each; "stock" = DAMON of '
-            'the unpatched base.  Median of %d runs, ratio to the stock '
-            'median, [min-max] of the per-run ratios.' %
-            (max(r['run'] for r in rows) + 1), '']
-    ivs = sorted({r['intervals'] for r in rows},
-                 key=lambda s: int(s.split('/')[1][:-2]))
-    configs = ['stock', '0', '1x1', '1x3', '2x1', '2x3', '4x1', '4x3']
-    cell = {}
-    for iv in ivs:
-        for c in configs:
-            v = [r['cpu_ns'] / r['seconds'] / 1e6 for r in rows
-                 if r['intervals'] == iv and r['config'] == c]
-            if v:
-                cell[iv, c] = v
-    line = '| config |' + ''.join(' %s ms/s | vs stock |' % iv for iv in ivs)
-    out += [line, '|---' * (1 + 2 * len(ivs)) + '|']
-    for c in configs:
-        if not any((iv, c) in cell for iv in ivs):
-            continue
-        line = '| %s |' % c
-        for iv in ivs:
-            v = cell.get((iv, c))
-            base = cell.get((iv, 'stock'))
-            if not v:
-                line += ' - | - |'
-                continue
-            med = statistics.median(v)
-            line += ' %.2f |' % med
-            if base:
-                b = statistics.median(base)
-                line += ' %.3f [%.3f-%.3f] |' % (med / b, min(v) / b,
-                                                 max(v) / b)
-            else:
-                line += ' - |'
-        out.append(line)
+    series, base = os.environ.get('SERIES', '?'), os.environ.get('BASE', '?')
+    out = header('Overhead: instructions per region sample with data probes')
+    out[-2] = ('- guest: QEMU TCG with `-icount shift=0,sleep=off` '
+               '(single-threaded), %s vCPU, %s memory, configs/guest.config + '
+               'configs/bench-prof.config' % (os.environ.get('SMP', '1'),
+                                              os.environ.get('MEM', '1G')))
+    out[-1:-1] = ['- kernels: "series" = %s (branch series), "stock" = %s '
+                  '(tag base), "mainline" = series + '
+                  'bench/mainline-approach.diff' % (series[:12], base[:12]),
+                  '- command: `bench/overhead.sh`']
+    reps = max(r['rep'] for r in rows) + 1
+    out += ['Under icount the guest clock advances 1 ns per guest '
+            'instruction, so kdamond\'s on-CPU time (schedstat) and the '
+            'function profiler\'s times are instruction counts; the host\'s '
+            'load cannot move them.  One kdamond, 5 ms sampling, 100 ms '
+            'aggregation, %d fixed regions of equal size (min = max '
+            'nr_regions: no split, no merge; checked in every segment with the '
+            'damon_aggregated tracepoint), a static workload (768 MiB: 640 '
+            'anon, 64 THP, 64 tmpfs, written once, then idle).  paddr: the '
+            'biggest System RAM range; vaddr: the workload\'s mappings.  '
+            '"NxM" = N probes of M filters (memcg of an empty cgroup, 2 MiB '
+            'folios, anon: a base page sample evaluates all M).' %
+            rows[0]['nr_regions'], '',
+            'Per segment (%s guest seconds after a 0.5 s warm-up): "total" = '
+            'kdamond schedstat ns / region samples, "sampling" = ns in '
+            'damon_*_prepare_access_checks() + damon_*_check_accesses() '
+            '(function profiler, callees included) / region samples; region '
+            'samples = profiled calls of check_accesses x regions.  Within '
+            'one boot the configurations are committed in turn, %d rounds; '
+            'a ratio within a boot is taken per round, a ratio across boots '
+            '(stock, mainline) pairs round i with round i.  Cells: median '
+            '[min-max] over the %d rounds.' % (
+                rows[0].get('seconds') and round(rows[0]['seconds']), reps,
+                reps), '']
+    bad = [r for r in rows if r.get('live_regions') != [r['nr_regions']]]
+    if bad:
+        out += ['**WARNING**: %d segments saw other region counts: %s' % (
+            len(bad), sorted({str(r['live_regions']) for r in bad})), '']
+
+    def per(r, what):
+        n = r['samples'] * r['nr_regions']
+        if what == 'total':
+            return r['cpu_ns'] / n
+        return (r['check_ns'] + r['prepare_ns']) / n
+
+    def series_of(k, ops, config, what):
+        v = {r['rep']: per(r, what) for r in rows
+             if r['kernel'] == k and r['ops'] == ops and r['config'] == config}
+        return [v[i] for i in sorted(v)]
+
+    def ratios(a, b):
+        return [x / y for x, y in zip(a, b)] if a and b else []
+
     goals = []
-    for iv in ivs:
-        if (iv, 'stock') in cell and (iv, '0') in cell and (iv, '4x3') in cell:
-            s = statistics.median(cell[iv, 'stock'])
-            z = statistics.median(cell[iv, '0'])
-            f = statistics.median(cell[iv, '4x3'])
-            goals.append('- %s: 0 probes / stock = %.3f (goal <= 1.01: %s); '
-                         '4x3 / 0 probes = %.3f (goal <= 1.05: %s)' %
-                         (iv, z / s, 'met' if z / s <= 1.01 else 'NOT met',
-                          f / z, 'met' if f / z <= 1.05 else 'NOT met'))
-    return out + [''] + goals
+    for ops in sorted({r['ops'] for r in rows}):
+        out += ['## %s' % ops, '',
+                '| kernel | config | total ns/region sample | vs series 0 '
+                'probes | sampling ns/region sample | vs series 0 probes |',
+                '|---|---|---|---|---|---|']
+        keys = []
+        for k in ('stock', 'series', 'mainline'):
+            for c in ('stock', '0', '1x1', '1x3', '2x1', '2x3', '4x1', '4x3'):
+                if series_of(k, ops, c, 'total'):
+                    keys.append((k, c))
+        for k, c in keys:
+            line = '| %s | %s |' % (k, c)
+            for what in ('total', 'sampling'):
+                v = series_of(k, ops, c, what)
+                z = series_of('series', ops, '0', what)
+                line += ' %.1f (spread %.2f%%) | %s |' % (
+                    statistics.median(v), spread(v),
+                    ratio_cell(ratios(v, z)) if z else '-')
+            out.append(line)
+        out.append('')
+        g = [('series 0 probes / stock', ('series', '0'), ('stock', 'stock'),
+              lambda x: x <= 1.005, '<= 1.005'),
+             ('series 4x3 / series 0 probes', ('series', '4x3'),
+              ('series', '0'), lambda x: x <= 1.05, '<= 1.05'),
+             ('series 4x3 / mainline approach 4x3', ('series', '4x3'),
+              ('mainline', '4x3'), lambda x: x < 1, '< 1'),
+             ('series 0 probes / mainline approach 0 probes', ('series', '0'),
+              ('mainline', '0'), None, 'report'),
+             ('mainline approach 0 probes / stock', ('mainline', '0'),
+              ('stock', 'stock'), None, 'report')]
+        for name, a, b, ok, goal in g:
+            for what in ('total', 'sampling'):
+                v = ratios(series_of(a[0], ops, a[1], what),
+                           series_of(b[0], ops, b[1], what))
+                if not v:
+                    continue
+                verdict = ('-' if ok is None else
+                           'met' if ok(statistics.median(v)) and
+                           ok(max(v)) else 'NOT met')
+                goals.append('| %s | %s (%s) | %s | %.2f%% | %s | %s |' % (
+                    ops, name, what, ratio_cell(v), spread(v), goal,
+                    verdict))
+    out += ['## Goals', '',
+            '| ops | ratio (cost) | median [min-max] | spread | goal | '
+            'verdict |', '|---|---|---|---|---|---|'] + goals
+    out += ['', '"spread" = (max - min) / median of the per-round ratios; '
+            '"met" needs the median and the max within the goal.']
+    return out
 
 
 def size(rows):
+    series = os.environ.get('SERIES', '?')
     out = header('Cost vs memory size: data probes vs a page-level scan')
-    out += ['Guest memory N GiB, workload touching ~60% of it (2/3 '
-            'anonymous, 1/3 of it in a child memcg).  "kdamond" = kdamond '
-            'CPU time per aggregation (20 samples of every region) with 2 '
-            'probes (anon, memcg); "page scan" = CPU time of tools/kpage-scan '
-            'computing the same per-region anon and memcg bytes from '
-            '/proc/kpageflags and /proc/kpagecgroup.  Medians of the '
-            'repetitions.', '',
-            '| memory | regions | kdamond ms/aggregation | page scan ms | '
-            'scan / kdamond |', '|---|---|---|---|---|']
-    for r in sorted(rows, key=lambda r: r['mem_gib']):
-        out.append('| %d GiB | %d | %.2f | %.1f | %.1fx |' % (
-            r['mem_gib'], r['regions'], r['kdamond_ms'], r['scan_ms'],
-            r['scan_ms'] / r['kdamond_ms']))
+    out[-2] = ('- guest: QEMU TCG with `-icount shift=0,sleep=off` '
+               '(single-threaded), %s vCPU, %s memory, configs/guest.config + '
+               'configs/bench-prof.config' % (os.environ.get('SMP', '1'),
+                                              os.environ.get('MEM', '?')))
+    out[-1:-1] = ['- kernel: the series, %s (bench/build-bench.sh series)' %
+                  series[:12], '- command: `bench/size.sh`']
+    out += ['Instructions (icount: 1 ns of guest time per instruction).  '
+            'Guest memory N GiB, a static workload writing ~60% of it once '
+            '(root: 20% anon, 20% tmpfs; child memcg: 20% anon).  "kdamond" '
+            '= kdamond instructions per aggregation interval (20 samples of '
+            'each of %d fixed regions of equal size over the biggest System '
+            'RAM range, min = max nr_regions) with 2 probes (anon, memcg); '
+            '"page scan" = instructions of tools/kpage-scan computing the '
+            'same per-region anon and memcg bytes from /proc/kpageflags and '
+            '/proc/kpagecgroup.  Median [min-max] of %d repetitions; "vs 1 '
+            'GiB" divides by the 1 GiB median.' % (
+                rows[0]['regions'], max(r['rep'] for r in rows) + 1), '',
+            '| memory | monitored | kdamond M instr/aggregation | vs 1 GiB | '
+            'page scan M instr | scan / kdamond |', '|---|---|---|---|---|---|']
+    sizes = sorted({r['mem_gib'] for r in rows})
+    ref = None
+    for g in sizes:
+        rs = [r for r in rows if r['mem_gib'] == g]
+        kd = [r['kdamond_ns_per_aggr'] / 1e6 for r in rs]
+        sc = [r['scan_ns'] / 1e6 for r in rs]
+        m = statistics.median(kd)
+        ref = ref or m
+        out.append('| %d GiB | %d MiB | %.3f [%.3f-%.3f] | %.4f [%.4f-%.4f] '
+                   '| %.0f [%.0f-%.0f] | %.0fx |' % (
+                       g, rs[0]['monitored_mib'], m, min(kd), max(kd),
+                       m / ref, min(kd) / ref, max(kd) / ref,
+                       statistics.median(sc), min(sc), max(sc),
+                       statistics.median(sc) / m))
     return out
 
 
