@@ -3,7 +3,7 @@
 """Guest side of bench/size.sh, for a guest under QEMU icount (time is
 instruction count): in a guest of any memory size, fill ~60% of it (root
 cgroup: anonymous and tmpfs; child memcg: anonymous, written once, then
-idle), monitor the biggest System RAM range in NR_REGIONS fixed regions of
+idle), monitor all of its System RAM in about NR_REGIONS fixed regions of
 equal size (min = max nr_regions) with two probes (anon, memcg), and measure
 REPS times
 
@@ -37,6 +37,30 @@ def mem_total_mib():
     raise dp.Fail('no MemTotal')
 
 
+def system_ram():
+    """The 'System RAM' ranges of /proc/iomem of 1 MiB or more: all of the
+    memory, so that the share of it that the workload fills is the same
+    whatever the size (the biggest range alone is 2 GiB of a 4 GiB q35
+    guest, where the workload fills it completely)."""
+    out = []
+    for line in open('/proc/iomem'):
+        if line.startswith(' ') or 'System RAM' not in line:
+            continue
+        s, e = (int(x, 16) for x in line.split(':')[0].strip().split('-'))
+        if e + 1 - s >= dp.MIB:
+            out.append((s, e + 1))
+    return out
+
+
+def equal_regions(ranges, nr):
+    """About nr page-aligned regions of one size covering ranges (a range
+    holds as many whole regions as fit): equal sizes and min = max
+    nr_regions keep DAMON from splitting or merging them."""
+    sz = sum(e - s for s, e in ranges) // nr // dp.PAGE * dp.PAGE
+    return [(s + i * sz, s + (i + 1) * sz) for s, e in ranges
+            for i in range((e - s) // sz)]
+
+
 def child_cpu_ns():
     ru = resource.getrusage(resource.RUSAGE_CHILDREN)
     return (ru.ru_utime + ru.ru_stime) * 1e9
@@ -64,13 +88,12 @@ def main():
     memcg_path = dp.make_memcg(MEMCG)
     wls = [dp.Workload('--anon', part, '--file', part),
            dp.Workload('--anon', part, cgroup=MEMCG)]
-    s, e = dp.biggest_system_ram()
-    sz = (e - s) // NR // dp.PAGE * dp.PAGE
-    regions = [(s + i * sz, s + (i + 1) * sz) for i in range(NR)]
+    regions = equal_regions(system_ram(), NR)
+    nr = len(regions)
     dp.write(dp.TRACING + '/set_ftrace_filter', FUNC)
     try:
-        dp.setup('paddr', sample_us=SAMPLE_US, aggr_us=AGGR_US, min_nr=NR,
-                 max_nr=NR, regions=regions, stat_scheme=False, probes=[
+        dp.setup('paddr', sample_us=SAMPLE_US, aggr_us=AGGR_US, min_nr=nr,
+                 max_nr=nr, regions=regions, stat_scheme=False, probes=[
                      {'filters': [dp.probe_filter('anon')]},
                      {'filters': [dp.probe_filter('memcg',
                                                   path='/' + MEMCG)]}])
@@ -90,8 +113,9 @@ def main():
             dp.kpage_scan(regions, memcg_path)
             scan = child_cpu_ns() - s0
             print(json.dumps({'mem_gib': round(total / 1024),
-                              'mem_mib': total, 'rep': rep, 'regions': NR,
-                              'monitored_mib': (e - s) >> 20,
+                              'mem_mib': total, 'rep': rep, 'regions': nr,
+                              'monitored_mib': sum(
+                                  e - s for s, e in regions) >> 20,
                               'kdamond_ns_per_aggr': (c1 - c0) / aggrs,
                               'aggregations': aggrs,
                               'scan_ns': scan}), flush=True)
