@@ -3,7 +3,7 @@
 """Turn a benchmark's JSON lines into bench/results/<name>.md: the table,
 then the raw data it was computed from (git keeps the earlier results).
 
-usage: bench/report.py overhead|size|accuracy|lookups <jsonl file>
+usage: bench/report.py overhead|size|profile|accuracy|lookups <jsonl file>
 """
 import datetime
 import json
@@ -156,32 +156,87 @@ def size(rows):
     out[-1:-1] = ['- kernel: the series, %s (bench/build-bench.sh series)' %
                   series[:12], '- command: `bench/size.sh`']
     out += ['Instructions (icount: 1 ns of guest time per instruction).  '
-            'Guest memory N GiB, a static workload writing ~60% of it once '
-            '(root: 20% anon, 20% tmpfs; child memcg: 20% anon).  "kdamond" '
+            'Guest memory N GiB, a static workload writing ~60%% of it once '
+            '(root: 20%% anon, 20%% tmpfs; child memcg: 20%% anon).  "kdamond" '
             '= kdamond instructions per aggregation interval (20 samples of '
-            'each of %d fixed regions of equal size over the biggest System '
-            'RAM range, min = max nr_regions) with 2 probes (anon, memcg); '
+            'each of the fixed regions of equal size over all System RAM, '
+            'min = max nr_regions) with 2 probes (anon, memcg); '
             '"page scan" = instructions of tools/kpage-scan computing the '
             'same per-region anon and memcg bytes from /proc/kpageflags and '
             '/proc/kpagecgroup.  Median [min-max] of %d repetitions; "vs 1 '
             'GiB" divides by the 1 GiB median.' % (
-                rows[0]['regions'], max(r['rep'] for r in rows) + 1), '',
-            '| memory | monitored | kdamond M instr/aggregation | vs 1 GiB | '
-            'page scan M instr | scan / kdamond |', '|---|---|---|---|---|---|']
+                max(r['rep'] for r in rows) + 1), '',
+            '| memory | monitored | regions | kdamond M instr/aggregation | '
+            'instr/region sample | vs 1 GiB | page scan M instr | '
+            'scan / kdamond |', '|---|---|---|---|---|---|---|---|']
     sizes = sorted({r['mem_gib'] for r in rows})
     ref = None
     for g in sizes:
         rs = [r for r in rows if r['mem_gib'] == g]
         kd = [r['kdamond_ns_per_aggr'] / 1e6 for r in rs]
+        # per region sample: 20 samples of each region per aggregation
+        ps = [r['kdamond_ns_per_aggr'] / 20 / r['regions'] for r in rs]
         sc = [r['scan_ns'] / 1e6 for r in rs]
-        m = statistics.median(kd)
-        ref = ref or m
-        out.append('| %d GiB | %d MiB | %.3f [%.3f-%.3f] | %.4f [%.4f-%.4f] '
-                   '| %.0f [%.0f-%.0f] | %.0fx |' % (
-                       g, rs[0]['monitored_mib'], m, min(kd), max(kd),
-                       m / ref, min(kd) / ref, max(kd) / ref,
-                       statistics.median(sc), min(sc), max(sc),
-                       statistics.median(sc) / m))
+        m, p = statistics.median(kd), statistics.median(ps)
+        ref = ref or p
+        out.append('| %d GiB | %d MiB | %d | %.3f [%.3f-%.3f] | %.0f | '
+                   '%.3f [%.3f-%.3f] | %.0f [%.0f-%.0f] | %.0fx |' % (
+                       g, rs[0]['monitored_mib'], rs[0]['regions'], m,
+                       min(kd), max(kd), p, p / ref, min(ps) / ref,
+                       max(ps) / ref, statistics.median(sc), min(sc),
+                       max(sc), statistics.median(sc) / m))
+    out += ['', '"vs 1 GiB": instructions per region sample divided by the '
+            '1 GiB median, [min-max] of the repetitions.']
+    return out
+
+
+def profile(rows):
+    series = os.environ.get('SERIES', '?')
+    out = header('Where the probes\' instructions go')
+    out[-2] = ('- guest: QEMU TCG with `-icount shift=0,sleep=off` '
+               '(single-threaded), 1 vCPU, 1G memory, configs/guest.config + '
+               'configs/bench-prof.config')
+    out[-1:-1] = ['- kernel: the series, %s (bench/build-bench.sh series)' %
+                  series[:12], '- command: `bench/profile.sh`']
+    out += ['The setup of bench/overhead.sh (fixed regions, static workload, '
+            'configurations committed in turn), with the function profiler '
+            'also tracing damon_account_probes() (called once per region '
+            'sample while probes are installed) in one boot and '
+            'damon_probe_hit() (once per probe per region sample) in another. '
+            'Instructions per call include the profiler\'s own share of each '
+            'traced call (a constant); differences between configurations '
+            'cancel it.  Median [min-max] over the rounds.', '']
+    for ops in sorted({r['ops'] for r in rows}):
+        out += ['## %s' % ops, '',
+                '| config | damon_account_probes() instr/call | '
+                'damon_probe_hit() instr/call |', '|---|---|---|']
+        med = {}
+        for c in ('1x1', '1x3', '4x1', '4x3'):
+            line = '| %s |' % c
+            for fn in ('damon_account_probes', 'damon_probe_hit'):
+                v = [r['profile'][fn][1] / r['profile'][fn][0] for r in rows
+                     if r['ops'] == ops and r['config'] == c and
+                     fn in r['profile'] and r['profile'][fn][0]]
+                if v:
+                    med[c, fn] = statistics.median(v)
+                    line += ' %.1f [%.1f-%.1f] |' % (med[c, fn], min(v),
+                                                     max(v))
+                else:
+                    line += ' - |'
+            out.append(line)
+        a, h = 'damon_account_probes', 'damon_probe_hit'
+        if all(k in med for k in (('1x1', a), ('4x1', a), ('1x3', h),
+                                  ('1x1', h), ('4x3', a))):
+            per_filter = (med['1x3', h] - med['1x1', h]) / 2
+            per_probe = (med['4x1', a] - med['1x1', a]) / 3
+            out += ['', '- one more filter in a probe: %.1f instructions per '
+                    'region sample ((1x3 - 1x1) / 2 of damon_probe_hit())' %
+                    per_filter,
+                    '- one more probe of one filter: %.1f instructions per '
+                    'region sample ((4x1 - 1x1) / 3 of damon_account_probes()), '
+                    'of which %.1f are the filter and %.1f the probe loop, the '
+                    'call and the counter' % (per_probe, per_filter,
+                                                per_probe - per_filter), '']
     return out
 
 
@@ -258,7 +313,7 @@ def main():
     if not rows:
         sys.exit('no result in %s' % path)
     lines = {'overhead': overhead, 'size': size, 'accuracy': accuracy,
-             'lookups': lookups}[kind](
+             'lookups': lookups, 'profile': profile}[kind](
         rows)
     text = '\n'.join(lines) + '\n'
     resdir = os.path.join(REPO, 'bench', 'results')
