@@ -163,9 +163,11 @@ def size(rows):
             'min = max nr_regions) with 2 probes (anon, memcg); '
             '"page scan" = instructions of tools/kpage-scan computing the '
             'same per-region anon and memcg bytes from /proc/kpageflags and '
-            '/proc/kpagecgroup.  Median [min-max] of %d repetitions; "vs 1 '
-            'GiB" divides by the 1 GiB median.' % (
-                max(r['rep'] for r in rows) + 1), '',
+            '/proc/kpagecgroup.  Median [min-max] of %d repetitions in each '
+            'of %d boots per size (all boots together); "vs 1 GiB" divides '
+            'by the 1 GiB median.' % (
+                max(r['rep'] for r in rows) + 1,
+                len({r.get('boot', 1) for r in rows})), '',
             '| memory | monitored | regions | kdamond M instr/aggregation | '
             'instr/region sample | vs 1 GiB | page scan M instr | '
             'scan / kdamond |', '|---|---|---|---|---|---|---|---|']
@@ -173,6 +175,7 @@ def size(rows):
     ref = None
     for g in sizes:
         rs = [r for r in rows if r['mem_gib'] == g]
+        boots = sorted({r.get('boot', 1) for r in rs})
         kd = [r['kdamond_ns_per_aggr'] / 1e6 for r in rs]
         # per region sample: 20 samples of each region per aggregation
         ps = [r['kdamond_ns_per_aggr'] / 20 / r['regions'] for r in rs]
@@ -186,7 +189,19 @@ def size(rows):
                        max(ps) / ref, statistics.median(sc), min(sc),
                        max(sc), statistics.median(sc) / m))
     out += ['', '"vs 1 GiB": instructions per region sample divided by the '
-            '1 GiB median, [min-max] of the repetitions.']
+            '1 GiB median, [min-max] of the repetitions.', '',
+            'Per boot, instructions per region sample (median [min-max]):', '',
+            '| memory | ' + ' | '.join('boot %d' % b for b in sorted(
+                {r.get('boot', 1) for r in rows})) + ' |',
+            '|---|' + '---|' * len({r.get('boot', 1) for r in rows})]
+    for g in sizes:
+        line = '| %d GiB |' % g
+        for b in sorted({r.get('boot', 1) for r in rows}):
+            ps = [r['kdamond_ns_per_aggr'] / 20 / r['regions'] for r in rows
+                  if r['mem_gib'] == g and r.get('boot', 1) == b]
+            line += (' %.0f [%.0f-%.0f] |' % (statistics.median(ps), min(ps),
+                                               max(ps)) if ps else ' - |')
+        out.append(line)
     return out
 
 

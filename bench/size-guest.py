@@ -112,7 +112,8 @@ def main():
             s0 = child_cpu_ns()
             dp.kpage_scan(regions, memcg_path)
             scan = child_cpu_ns() - s0
-            print(json.dumps({'mem_gib': round(total / 1024),
+            print(json.dumps({'boot': int(os.environ.get('BOOT', 1)),
+                              'mem_gib': round(total / 1024),
                               'mem_mib': total, 'rep': rep, 'regions': nr,
                               'monitored_mib': sum(
                                   e - s for s, e in regions) >> 20,
