@@ -121,12 +121,15 @@ def live_regions():
 
 
 def set_ftrace_filter(funcs):
-    """Trace exactly funcs: one name per write, appended after a
-    truncating open."""
-    with open(dp.TRACING + '/set_ftrace_filter', 'w') as f:
-        f.write(funcs[0])
-    for fn in funcs[1:]:
-        dp.write(dp.TRACING + '/set_ftrace_filter', fn)
+    """Trace exactly funcs: ftrace takes one name per write(2), so a
+    truncating open for the first name, then appending ones."""
+    for i, fn in enumerate(funcs):
+        fd = os.open(dp.TRACING + '/set_ftrace_filter',
+                     os.O_WRONLY | (os.O_APPEND if i else os.O_TRUNC))
+        try:
+            os.write(fd, fn.encode())
+        finally:
+            os.close(fd)
 
 
 def commit(config):

@@ -35,5 +35,5 @@ for k in stock series mainline; do
 		-- python3 "$REPO/bench/overhead-guest.py" | grep '^{' >>"$raw" ||
 		die "the '$k' run failed (log: $LOGS/bench-overhead-$k.log)"
 done
-SERIES=$(git -C "$TREE" rev-parse series) BASE=$(git -C "$TREE" rev-parse base) SMP=1 MEM=1G python3 "$REPO/bench/report.py" overhead "$raw"
+SERIES=$(cat "$BUILD/x86-bench/bzImage-series.commit") BASE=$(git -C "$TREE" rev-parse base) SMP=1 MEM=1G python3 "$REPO/bench/report.py" overhead "$raw"
 say "bench/overhead.sh: $(since "$t")s"

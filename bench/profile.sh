@@ -24,5 +24,5 @@ for fn in damon_account_probes damon_probe_hit; do
 		python3 "$REPO/bench/overhead-guest.py" | grep '^{' >>"$raw" ||
 		die "the $fn run failed (log: $LOGS/bench-profile-$fn.log)"
 done
-SERIES=$(git -C "$TREE" rev-parse series) SMP=1 MEM=1G python3 "$REPO/bench/report.py" profile "$raw"
+SERIES=$(cat "$BUILD/x86-bench/bzImage-series.commit") SMP=1 MEM=1G python3 "$REPO/bench/report.py" profile "$raw"
 say "bench/profile.sh: $(since "$t")s"

@@ -48,7 +48,7 @@ def overhead(rows):
                '(single-threaded), %s vCPU, %s memory, configs/guest.config + '
                'configs/bench-prof.config' % (os.environ.get('SMP', '1'),
                                               os.environ.get('MEM', '1G')))
-    out[-1:-1] = ['- kernels: "series" = %s (branch series), "stock" = %s '
+    out[-1:-1] = ['- kernels: "series" = %s (tag base + patches/, git am), "stock" = %s '
                   '(tag base), "mainline" = series + '
                   'bench/mainline-approach.diff' % (series[:12], base[:12]),
                   '- command: `bench/overhead.sh`']
@@ -153,7 +153,7 @@ def size(rows):
                '(single-threaded), %s vCPU, %s memory, configs/guest.config + '
                'configs/bench-prof.config' % (os.environ.get('SMP', '1'),
                                               os.environ.get('MEM', '?')))
-    out[-1:-1] = ['- kernel: the series, %s (bench/build-bench.sh series)' %
+    out[-1:-1] = ['- kernel: the series, %s (tag base + patches/, git am)' %
                   series[:12], '- command: `bench/size.sh`']
     out += ['Instructions (icount: 1 ns of guest time per instruction).  '
             'Guest memory N GiB, a static workload writing ~60%% of it once '
@@ -211,7 +211,7 @@ def profile(rows):
     out[-2] = ('- guest: QEMU TCG with `-icount shift=0,sleep=off` '
                '(single-threaded), 1 vCPU, 1G memory, configs/guest.config + '
                'configs/bench-prof.config')
-    out[-1:-1] = ['- kernel: the series, %s (bench/build-bench.sh series)' %
+    out[-1:-1] = ['- kernel: the series, %s (tag base + patches/, git am)' %
                   series[:12], '- command: `bench/profile.sh`']
     out += ['The setup of bench/overhead.sh (fixed regions, static workload, '
             'configurations committed in turn), with the function profiler '
