@@ -11,6 +11,7 @@ and computes ground truth from /proc/kpageflags, /proc/kpagecgroup and
 the guest and import it through the PYTHONPATH that guest/init.sh sets.
 """
 
+import contextlib
 import errno
 import os
 from collections import namedtuple
@@ -486,6 +487,27 @@ def remove_memcg(name):
     path = os.path.join(CGROOT, name)
     if os.path.isdir(path):
         os.rmdir(path)
+
+
+@contextlib.contextmanager
+def paddr_layout(memcg):
+    """The physical address space layout of the paddr value tests: 160 MiB
+    of anonymous and 128 MiB of file-backed memory in the root cgroup and
+    96 MiB of anonymous memory in the child cgroup memcg, for as long as
+    the with-block runs; yields the child cgroup's directory."""
+    memcg_path = make_memcg(memcg)
+    try:
+        root = Workload('--anon', 160, '--file', 128)
+        try:
+            child = Workload('--anon', 96, cgroup=memcg)
+            try:
+                yield memcg_path
+            finally:
+                child.stop()
+        finally:
+            root.stop()
+    finally:
+        remove_memcg(memcg)
 
 
 def rel_err(est, truth):

@@ -35,15 +35,8 @@ MEMCG = 'probe-test'
 
 
 def test():
-    memcg_path = dp.make_memcg(MEMCG)
-    root = dp.Workload('--anon', 160, '--file', 128)
-    child = dp.Workload('--anon', 96, cgroup=MEMCG)
-    try:
+    with dp.paddr_layout(MEMCG) as memcg_path:
         run(memcg_path)
-    finally:
-        root.stop()
-        child.stop()
-        dp.remove_memcg(MEMCG)
 
 
 def run(memcg_path):
