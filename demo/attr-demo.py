@@ -37,19 +37,6 @@ PROBE_DEFS = {
 TRUTH_KEY = {'anon': 'anon', 'memcg': 'memcg', 'thp': 'thp'}
 
 
-def workload_args(layout):
-    args = []
-    for k, v in layout.items():
-        args += ['--' + k, v]
-    return args + ['--hot']
-
-
-def band_of(nr_accesses):
-    if nr_accesses * 2 >= MAX_HITS:
-        return 'hot'
-    return 'warm' if nr_accesses else 'cold'
-
-
 def main():
     if not os.path.isdir(dp.ADMIN):
         sys.exit('this kernel has no DAMON sysfs interface')
@@ -58,8 +45,8 @@ def main():
     print('starting the workload: root cgroup %s; memcg /%s %s (MiB, all '
           'written once; "anon"/"file"/"thp" areas stay hot)' %
           (LAYOUT_ROOT, MEMCG, LAYOUT_DEMO), flush=True)
-    wls = [dp.Workload(*workload_args(LAYOUT_ROOT)),
-           dp.Workload(*workload_args(LAYOUT_DEMO), cgroup=MEMCG)]
+    wls = [dp.Workload(*dp.workload_args(LAYOUT_ROOT)),
+           dp.Workload(*dp.workload_args(LAYOUT_DEMO), cgroup=MEMCG)]
     try:
         names = [PROBE_DEFS[p][0] for p in PROBES]
         dp.setup('paddr', sample_us=SAMPLE_US, aggr_us=AGGR_US, min_nr=100,
@@ -92,7 +79,7 @@ def report(windows, truths, names, elapsed):
     for win in windows:
         for r in win:
             truth = next(truths)
-            for b in (band_of(r.nr_accesses), 'all'):
+            for b in (dp.band_of(r.nr_accesses, MAX_HITS), 'all'):
                 a = acc[b]
                 a['regions'] += 1
                 a['total'] += r.end - r.start

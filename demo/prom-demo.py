@@ -40,20 +40,6 @@ PROBES = [('anon', 'allow anon'), ('memcg', 'allow memcg /' + MEMCG),
 BANDS = ('hot', 'warm', 'cold')
 
 
-def workload_args(layout):
-    args = []
-    for k, v in layout.items():
-        args += ['--' + k, v]
-    return args + ['--hot']
-
-
-def band_of(nr_accesses):
-    """The band of a region, as attr-demo.py and the tool have it."""
-    if nr_accesses * 2 >= MAX_HITS:
-        return 'hot'
-    return 'warm' if nr_accesses else 'cold'
-
-
 def mib(b):
     return b / dp.MIB
 
@@ -65,8 +51,8 @@ def main():
     memcg_path = dp.make_memcg(MEMCG)
     print('starting the workload: root cgroup %s; memcg /%s %s (MiB)' %
           (LAYOUT_ROOT, MEMCG, LAYOUT_DEMO), flush=True)
-    wls = [dp.Workload(*workload_args(LAYOUT_ROOT)),
-           dp.Workload(*workload_args(LAYOUT_DEMO), cgroup=MEMCG)]
+    wls = [dp.Workload(*dp.workload_args(LAYOUT_ROOT)),
+           dp.Workload(*dp.workload_args(LAYOUT_DEMO), cgroup=MEMCG)]
     stack = None
     try:
         start, end = dp.biggest_system_ram()
@@ -117,7 +103,7 @@ def main():
     band_truth = {(k, b): 0 for k, _ in PROBES for b in BANDS}
     for r, t in zip(regions, truths):
         for k, _ in PROBES:
-            band_truth[(k, band_of(r.nr_accesses))] += t[k]
+            band_truth[(k, dp.band_of(r.nr_accesses, MAX_HITS))] += t[k]
     print()
     print('The last window (%d regions, %d samples each), instant PromQL '
           'answers next to the truth of the same regions:' %

@@ -510,6 +510,25 @@ def paddr_layout(memcg):
         remove_memcg(memcg)
 
 
+def band_of(nr_accesses, max_hits):
+    """The hotness band of a region, as the demos and
+    tools/damon-probe-metrics define it: 'hot' if it was found accessed in
+    half or more of the max_hits samples of a window, 'cold' if in none,
+    else 'warm'."""
+    if nr_accesses * 2 >= max_hits:
+        return 'hot'
+    return 'warm' if nr_accesses else 'cold'
+
+
+def workload_args(layout):
+    """attr-workload arguments for a {'anon': MiB, ...} layout, with the
+    hot/cold access pattern (--hot)."""
+    args = []
+    for k, v in layout.items():
+        args += ['--' + k, v]
+    return args + ['--hot']
+
+
 def rel_err(est, truth):
     return abs(est - truth) / truth if truth else float('inf')
 
