@@ -14,11 +14,4 @@ command -v promtool >/dev/null ||
 rc=0
 DAMON_PROBE_METRICS=$BUILD/tools/damon-probe-metrics \
 	python3 -m unittest discover -v -s "$REPO/tools/tests" -p 'test_*.py' >>"$log" 2>&1 || rc=$?
-total=$(sed -nE 's/^Ran ([0-9]+) tests? in .*/\1/p' "$log")
-bad=$(grep -cE ' \.\.\. (.*\) )?(FAIL|ERROR|skipped)' "$log" || true)
-if [ "$rc" -ne 0 ] || [ -z "$total" ] || [ "$total" -eq 0 ] || [ "$bad" -ne 0 ]; then
-	grep -E ' \.\.\. (.*\) )?(FAIL|ERROR|skipped)|^(FAIL|ERROR):|Error: ' "$log" >&2 || tail -20 "$log" >&2
-	echo "$(( ${total:-0} - bad )) passed, $(( bad > 0 ? bad : 1 )) failed"
-	die "tools unit tests: rc=$rc (log: $log)"
-fi
-echo "$total passed, 0 failed"
+unittest_verdict "$log" "$rc" "tools unit tests"

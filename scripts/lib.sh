@@ -58,6 +58,22 @@ make_cc() {
 }
 
 # Seconds elapsed since $1 (a `date +%s` value).
+# Verdict of a "python3 -m unittest -v" run whose output is in <log> and
+# whose exit status was <rc>: prints "N passed, N failed"; dies, naming
+# <what> and showing the failed tests, unless every test ran and passed (a
+# skip fails too).
+unittest_verdict() { # <log> <rc> <what>
+	local log=$1 rc=$2 total bad
+	total=$(sed -nE 's/^Ran ([0-9]+) tests? in .*/\1/p' "$log")
+	bad=$(grep -cE ' \.\.\. (.*\) )?(FAIL|ERROR|skipped)' "$log" || true)
+	if [ "$rc" -ne 0 ] || [ -z "$total" ] || [ "$total" -eq 0 ] || [ "$bad" -ne 0 ]; then
+		grep -E ' \.\.\. (.*\) )?(FAIL|ERROR|skipped)|^(FAIL|ERROR):|Error: ' "$log" >&2 ||
+			tail -20 "$log" >&2
+		echo "$(( ${total:-0} - bad )) passed, $(( bad > 0 ? bad : 1 )) failed"
+		die "$3: rc=$rc (log: $log)"
+	fi
+	echo "$total passed, 0 failed"
+}
 since() { echo $(( $(date +%s) - $1 )); }
 
 # The patch files of the series, in order, without the cover letter.
