@@ -135,6 +135,11 @@ def write_probes(probes, ctx=CTX):
     for i, p in enumerate(probes):
         pdir = '%s/%d' % (base, i)
         write(pdir + '/weight', p.get('weight', 0))
+        # preps only when asked for: kernels before them have no preps/
+        if 'preps' in p:
+            write(pdir + '/preps/nr_preps', len(p['preps']))
+            for j, action in enumerate(p['preps']):
+                write('%s/preps/%d/prep_action' % (pdir, j), action)
         filters = p.get('filters', [])
         write(pdir + '/filters/nr_filters', len(filters))
         for j, f in enumerate(filters):

@@ -11,6 +11,10 @@
  *   --file MiB       shared mapping of a file in DIR (a tmpfs: not anonymous)
  *   --cold-anon MiB  like --anon, but never touched again after the setup
  *   --cold-file MiB  like --file, but never touched again after the setup
+ *   --read-file MiB  a file in DIR that is never mapped: written with write()
+ *                    and, with --hot, read with pread() over and over (the
+ *                    page cache accesses that no page table shows)
+ *   --cold-read-file MiB  like --read-file, but never read after the setup
  *   --interleave MiB a file mapping of which every other page is replaced by
  *                    an anonymous page: half anonymous at 4 KiB granularity,
  *                    the hard case for sampling
@@ -22,7 +26,8 @@
  *
  *   area <name> <start> <end> <bytes>
  *
- * with the virtual address range in hexadecimal, followed by "ready <pid>".
+ * with the virtual address range in hexadecimal (0 and the size for the files
+ * that are not mapped), followed by "ready <pid>".
  * The process then stays until it gets SIGTERM or SIGINT.
  */
 #define _GNU_SOURCE
@@ -43,6 +48,7 @@ struct area {
 	char *start;
 	unsigned long len;
 	int hot;
+	int fd;		/* >= 0: a file accessed by read(), not mapped */
 };
 
 static struct area areas[8];
@@ -67,9 +73,16 @@ static void die(const char *what)
  */
 static void touch(struct area *a, long page_sz)
 {
-	static char val;
+	static char val, buf[MIB];
 	unsigned long off;
 
+	if (a->fd >= 0) {
+		for (off = 0; off < a->len; off += sizeof(buf)) {
+			if (pread(a->fd, buf, sizeof(buf), off) <= 0)
+				die("pread");
+		}
+		return;
+	}
 	val++;
 	for (off = 0; off < a->len; off += page_sz)
 		((volatile char *)a->start)[off] = val;
@@ -99,7 +112,7 @@ static void add_anon(const char *name, unsigned long mib, int thp, int hot)
 	}
 	if (madvise(p, len, thp ? MADV_HUGEPAGE : MADV_NOHUGEPAGE))
 		die("madvise");
-	areas[nr_areas++] = (struct area){ name, p, len, hot };
+	areas[nr_areas++] = (struct area){ name, p, len, hot, -1 };
 }
 
 static char *add_file(const char *name, const char *dir, unsigned long mib,
@@ -124,8 +137,32 @@ static char *add_file(const char *name, const char *dir, unsigned long mib,
 	if (p == MAP_FAILED)
 		die("mmap file");
 	close(fd);
-	areas[nr_areas++] = (struct area){ name, p, len, hot };
+	areas[nr_areas++] = (struct area){ name, p, len, hot, -1 };
 	return p;
+}
+
+static void add_read_file(const char *name, const char *dir,
+			  unsigned long mib, int hot)
+{
+	static char buf[MIB];
+	char path[4096];
+	unsigned long i;
+	int fd;
+
+	if (!mib)
+		return;
+	snprintf(path, sizeof(path), "%s/attr-workload.%d.%s", dir, getpid(),
+		 name);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0)
+		die(path);
+	unlink(path);	/* freed when the process exits */
+	memset(buf, 1, sizeof(buf));
+	for (i = 0; i < mib; i++) {
+		if (write(fd, buf, sizeof(buf)) != sizeof(buf))
+			die("write");
+	}
+	areas[nr_areas++] = (struct area){ name, NULL, mib * MIB, hot, fd };
 }
 
 static void add_interleave(const char *dir, unsigned long mib, int hot,
@@ -145,7 +182,7 @@ static void add_interleave(const char *dir, unsigned long mib, int hot,
 int main(int argc, char **argv)
 {
 	unsigned long anon = 0, thp = 0, file = 0, cold_anon = 0, cold_file = 0;
-	unsigned long interleave = 0;
+	unsigned long interleave = 0, read_file = 0, cold_read_file = 0;
 	const char *dir = "/dev/shm";
 	long page_sz = sysconf(_SC_PAGESIZE);
 	int hot = 0, i;
@@ -173,6 +210,10 @@ int main(int argc, char **argv)
 			cold_anon = strtoul(val, NULL, 0);
 		else if (!strcmp(arg, "--cold-file"))
 			cold_file = strtoul(val, NULL, 0);
+		else if (!strcmp(arg, "--read-file"))
+			read_file = strtoul(val, NULL, 0);
+		else if (!strcmp(arg, "--cold-read-file"))
+			cold_read_file = strtoul(val, NULL, 0);
 		else if (!strcmp(arg, "--interleave"))
 			interleave = strtoul(val, NULL, 0);
 		else if (!strcmp(arg, "--dir"))
@@ -192,6 +233,8 @@ int main(int argc, char **argv)
 	add_anon("cold-anon", cold_anon, 0, 0);
 	add_file("cold-file", dir, cold_file, 0);
 	add_interleave(dir, interleave, hot, page_sz);
+	add_read_file("read-file", dir, read_file, hot);
+	add_read_file("cold-read-file", dir, cold_read_file, 0);
 	for (i = 0; i < nr_areas; i++)
 		touch(&areas[i], page_sz);
 	for (i = 0; i < nr_areas; i++)

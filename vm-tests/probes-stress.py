@@ -8,12 +8,13 @@ of a workload (anon, THP and tmpfs file memory, in a child memcg), both
 with probes, sampling every 1 ms and aggregating every 20 ms, with the
 damon_region_aggregated tracepoint enabled.  Then STRESS_COMMITS (default
 10000) 'commit's, each to a random kdamond with a random set of 0-4
-probes of 0-3 filters of random types, memcg paths (existing, removed,
-never existing) and hugepage_size ranges (some with min above max) and weights (some
-whose weighted sum overflows), are
-interleaved at random with update_schemes_tried_regions plus a read of
-every hits file, clear_schemes_tried_regions, off/on, removing and
-recreating a memcg that probes name, and reading the trace buffer.
+probes of 0, 1 or 4 set_pgidle preps and 0-3 filters of random types,
+memcg paths (existing, removed, never existing) and hugepage_size ranges
+(some with min above max) and weights (some whose weighted sum
+overflows), are interleaved at random with update_schemes_tried_regions
+plus a read of every hits file, clear_schemes_tried_regions, off/on,
+removing and recreating a memcg that probes name, and reading the trace
+buffer.
 Checked after every step:
 
 - a commit of valid input succeeds, one of invalid input fails with
@@ -89,6 +90,7 @@ def random_probes(rng):
             filters.append(f)
         probes.append({'weight': rng.choice((0, 0, 1, 7, 200000000,
                                               2**32 - 1)),
+                       'preps': ['set_pgidle'] * rng.choice((0, 0, 1, 4)),
                        'filters': filters})
     return probes
 
@@ -178,11 +180,13 @@ def test():
     try:
         run(wl)
     finally:
-        wl.stop()
+        # kdamonds first: the vaddr one stops by itself once its target
+        # exits, and 'off' then fails with EPERM
         for i in (1, 0):
             if os.path.exists(kd_dir(i)) and \
                     dp.read(kd_dir(i) + '/state') == 'on':
                 dp.write(kd_dir(i) + '/state', 'off')
+        wl.stop()
         dp.write(dp.EVENT + '/enable', 0)
         dp.write(dp.TRACING + '/trace', '')
         time.sleep(0.2)

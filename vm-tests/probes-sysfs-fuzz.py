@@ -4,12 +4,13 @@
 changes nothing, neither the files nor the running context.
 
 A paddr kdamond runs with two probes: probe 0 has no filter (every sample
-hits) and probe 1 one hugepage_size filter.  Then:
+hits) and probe 1 one set_pgidle prep and one hugepage_size filter.  Then:
 
 1. Every file under monitoring_attrs/probes/ is written with bad values
    (negative, too big, non-numeric, empty, overlong, an embedded NUL, bad
-   0x/octal forms, trailing garbage, wrong type names, overlong paths), one
-   write(2) each, and more than 4 probes or 8 filters per probe.  Each
+   0x/octal forms, trailing garbage, wrong type and action names, overlong
+   paths), one write(2) each, and more than 4 probes, 4 preps or 8 filters
+   per probe.  Each
    must fail with EINVAL, except the empty write, which sysfs answers with
    0 bytes written; after every write the whole probes tree reads back as
    before.
@@ -41,6 +42,9 @@ BOOL_BAD = [b'2', b'x', b'-1', b'o', b'\n', b'Y\x00', b'\x00Y', b' Y',
 TYPE_BAD = [b'Anon', b'ANON', b'anon2', b' anon', b'anon x', b'anon\n\n',
             b'anon\x00', b'memcg\x00x', b'hugepage', b'pgidle', b'\n',
             b'addr', b'young', b'x' * 5000]
+ACTION_BAD = [b'foo', b'Set_pgidle', b'set_pgidle2', b' set_pgidle',
+              b'set_pgidle x', b'set_pgidle\n\n', b'set_pgidle\x00',
+              b'\x00set_pgidle', b'pgidle', b'\n', b'x' * 5000]
 PATH_BAD = [b'/' * 4096, b'a' * 5000, b'/x\x00y', b'\x00']
 
 
@@ -124,8 +128,9 @@ def check_running(why):
 
 def test():
     probes = [{'filters': []},
-              {'weight': 3, 'filters': [dp.probe_filter(
-                  'hugepage_size', sz=(2 << 20, 2 << 20))]}]
+              {'weight': 3, 'preps': ['set_pgidle'],
+               'filters': [dp.probe_filter('hugepage_size',
+                                           sz=(2 << 20, 2 << 20))]}]
     dp.setup('paddr', sample_us=SAMPLE_US, aggr_us=AGGR_US, probes=probes)
     dp.state('on')
     kd_pid = dp.kdamond_pid()
@@ -138,13 +143,17 @@ def test():
     # more than DAMON_MAX_PROBE_FILTERS (8) filters per probe
     tried += fuzz(p1 + '/filters/nr_filters', UINT_BAD + [
         b'9', b'0x9', b'011', b'1000000', b'2147483647', b'2147483648'])
+    # more than DAMON_MAX_PROBE_PREPS (4) preps per probe
+    tried += fuzz(p1 + '/preps/nr_preps', UINT_BAD + [
+        b'5', b'0x5', b'2147483647', b'2147483648'])
+    tried += fuzz(p1 + '/preps/0/prep_action', ACTION_BAD)
     tried += fuzz(f + '/type', TYPE_BAD)
     tried += fuzz(f + '/matching', BOOL_BAD)
     tried += fuzz(f + '/allow', BOOL_BAD)
     tried += fuzz(f + '/path', PATH_BAD)
     tried += fuzz(f + '/min', ULONG_BAD)
     tried += fuzz(f + '/max', ULONG_BAD)
-    dp.log('%d bad writes to 9 probe files: exact errors, nothing changed'
+    dp.log('%d bad writes to 11 probe files: exact errors, nothing changed'
            % tried)
 
     forms = parses(p1 + '/weight', [(b'0x10', '16'), (b'010', '8'),
@@ -157,6 +166,8 @@ def test():
                                       (b'on', 'Y'), (b'off', 'N')])
     forms += parses(f + '/type', [(b'anon\n', 'anon'), (b'pgidle_set',
                                                         'pgidle_set')])
+    forms += parses(p1 + '/preps/0/prep_action', [(b'set_pgidle\n',
+                                                   'set_pgidle')])
     forms += parses(f + '/path', [(b'/a/b\n', '/a/b'), (b'\n', '')])
     dp.log('%d unusual but valid forms read back as kstrto*() base 0 '
            'parses them' % forms)
