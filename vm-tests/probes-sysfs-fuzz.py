@@ -22,6 +22,12 @@ hits) and probe 1 one set_pgidle prep and one hugepage_size filter.  Then:
    old probes: same pid, two probe directories per tried region.
 4. The tried-region probe files are read-only (EACCES on open for write)
    and read back as one decimal number no greater than aggr/sample.
+5. The DAMOS filter files of the stat scheme that the series adds or
+   extends ('type' with hugepage_size and probe_hits_wsum, 'allow', 'min',
+   'max') take the same bad inputs with the same result, the scheme's
+   filters tree unchanged; a probe_hits_wsum or hugepage_size DAMOS filter
+   whose min is above its max makes 'commit' fail with EINVAL while the
+   kdamond keeps running; a valid one is committed.
 """
 import os
 
@@ -46,6 +52,14 @@ ACTION_BAD = [b'foo', b'Set_pgidle', b'set_pgidle2', b' set_pgidle',
               b'set_pgidle x', b'set_pgidle\n\n', b'set_pgidle\x00',
               b'\x00set_pgidle', b'pgidle', b'\n', b'x' * 5000]
 PATH_BAD = [b'/' * 4096, b'a' * 5000, b'/x\x00y', b'\x00']
+# The stock 'type' and 'matching' files of DAMOS filters stop parsing at a
+# NUL ("anon\0x" is anon, "Y\0" is Y); only the files the series adds
+# refuse NULs, so these two are not fuzzed with NULs after a valid prefix.
+DAMOS_TYPE_BAD = [b'probe_hits', b'probe_hits_wsum2', b'Probe_hits_wsum',
+                  b'\x00probe_hits_wsum', b'wsum', b'hugepage',
+                  b'hugepage_size x', b'pgidle_set', b'\n', b'x' * 5000]
+DAMOS_MATCHING_BAD = [v for v in BOOL_BAD if v != b'Y\x00']
+FILTERS = dp.CTX + '/schemes/0/filters'
 
 
 def raw_write(path, data):
@@ -67,24 +81,24 @@ def snapshot(top=PROBES):
     return snap
 
 
-def fuzz(path, bad, expect='EINVAL', special=None):
+def fuzz(path, bad, expect='EINVAL', special=None, top=PROBES):
     """Write every bad value to path; the write must fail with expect (or
-    special[value]) and the probes tree must not change.  Returns the
-    number of inputs tried."""
-    before = snapshot()
+    special[value]) and the tree under top (the probes tree by default)
+    must not change.  Returns the number of inputs tried."""
+    before = snapshot(top)
     for val in bad:
         want = (special or {}).get(val, expect)
         err, n = raw_write(path, val)
         dp.check(err == want, '%s <- %r: got %s (%d bytes), want %s' %
                  (path, val[:40], err, n, want))
-        after = snapshot()
-        dp.check(after == before, '%s <- %r changed the probes tree: %s' %
+        after = snapshot(top)
+        dp.check(after == before, '%s <- %r changed the tree: %s' %
                  (path, val[:40], sorted(k for k in after
                                          if after[k] != before.get(k))))
     # the empty write is a no-op in sysfs
     err, n = raw_write(path, b'')
     dp.check(err is None and n == 0, '%s <- empty: %s %d' % (path, err, n))
-    dp.check(snapshot() == before, '%s <- empty changed the tree' % path)
+    dp.check(snapshot(top) == before, '%s <- empty changed the tree' % path)
     return len(bad) + 1
 
 
@@ -219,6 +233,51 @@ def test():
     dp.check(files > 0, 'no tried-region probe file to check')
     dp.log('%d tried-region probe files: read-only, values in 0..%d' %
            (files, MAX_HITS))
+
+    test_damos_filters(kd_pid)
+
+
+def test_damos_filters(kd_pid):
+    """Part 5: the DAMOS filter files of the stat scheme."""
+    dp.write(FILTERS + '/nr_filters', 1)
+    f = FILTERS + '/0'
+    dp.write(f + '/type', 'probe_hits_wsum')
+    dp.write(f + '/min', 1)
+    dp.write(f + '/max', 2)
+    tried = fuzz(f + '/type', DAMOS_TYPE_BAD, top=FILTERS)
+    tried += fuzz(f + '/allow', BOOL_BAD, top=FILTERS)
+    tried += fuzz(f + '/matching', DAMOS_MATCHING_BAD, top=FILTERS)
+    tried += fuzz(f + '/min', ULONG_BAD, top=FILTERS)
+    tried += fuzz(f + '/max', ULONG_BAD, top=FILTERS)
+    dp.log('%d bad writes to 5 DAMOS filter files: exact errors, nothing '
+           'changed' % tried)
+    forms = parses(f + '/allow', [(b'yes', 'Y'), (b'0', 'N'), (b'on', 'Y'),
+                                  (b'N\n', 'N')])
+    forms += parses(f + '/min', [(b'0x10', '16'), (b'010', '8'),
+                                 (b'18446744073709551615',
+                                  '18446744073709551615')])
+    forms += parses(f + '/type', [(b'hugepage_size\n', 'hugepage_size'),
+                                  (b'probe_hits_wsum', 'probe_hits_wsum')])
+    dp.log('%d unusual but valid forms of DAMOS filter inputs' % forms)
+
+    for ftype, lo, hi in (('probe_hits_wsum', 5, 4),
+                          ('hugepage_size', 8192, 4096)):
+        dp.write(f + '/type', ftype)
+        dp.write(f + '/allow', 'Y')
+        dp.write(f + '/min', lo)
+        dp.write(f + '/max', hi)
+        commit_fails(kd_pid, 'a %s DAMOS filter with min above max' % ftype)
+    # a valid range is committed, and every region passes it (weight 3
+    # times hits of at most aggr/sample)
+    dp.write(f + '/type', 'probe_hits_wsum')
+    dp.write(f + '/matching', 'Y')
+    dp.write(f + '/min', 0)
+    dp.write(f + '/max', 3 * MAX_HITS)
+    dp.state('commit')
+    check_running('a valid probe_hits_wsum DAMOS filter')
+    dp.check(dp.kdamond_pid() == kd_pid, 'kdamond restarted')
+    dp.log('2 commits with DAMOS filter ranges of min above max: EINVAL, '
+           'kdamond %d kept running; a valid range is committed' % kd_pid)
 
 
 if __name__ == '__main__':
