@@ -17,6 +17,18 @@
 # to accept a hugepage_size probe filter.
 # (damo 3.4.1 turns "--ops paddr" into vaddr when "-n MIN MAX" is also given,
 # and then fails on any kernel: the test leaves the region limits default.)
+# Before that, with no kdamond running and a fresh $HOME (damo caches its
+# feature answers in ~/.damo.sysinfo, keyed only by the damo and kernel
+# versions), "damo features all" must list as Supported every damo feature
+# whose name matches probe|attrs (taken from damo's own features_list, so
+# that a feature a newer damo adds fails here rather than being missed),
+# plus trace/damon_region_aggregated and sysfs/allow_filter.  Then damo
+# drives the preps and the DAMOS probe_hits_wsum filter:
+#   damo start ... --probe --probe_prep set_pgidle \
+#              --probe_filter allow pgidle_unset --probe_weight 1
+#   damo start ... --damos_action stat --damos_filter allow probe_hits_wsum 1 100
+# and the files it wrote must read back what was asked.  Every failed
+# check is reported and the test goes on; it fails at the end if any did.
 set -u
 DAMO=${DAMO:-$BUILD/damo/damo}
 WL=$BUILD/tools/attr-workload
@@ -35,6 +47,39 @@ cleanup() {
 }
 trap cleanup EXIT
 fail() { echo "# FAIL: $*"; exit 1; }
+errs=0
+err() { echo "# FAIL: $*"; errs=$((errs + 1)); }
+CTX=/sys/kernel/mm/damon/admin/kdamonds/0/contexts/0
+readf() { cat "$1" 2>/dev/null || echo "<$1 unreadable>"; }
+
+# --- damo features all, on a fresh cache, before any kdamond runs ---------
+for st in /sys/kernel/mm/damon/admin/kdamonds/*/state; do
+	[ -e "$st" ] || continue
+	[ "$(cat "$st")" = off ] || fail "a kdamond is running ($st): damo features would not look"
+done
+DAMO_PY=${DAMO_PY:-$(dirname "$DAMO")/root/usr/lib/python3/dist-packages/damo}
+# sysfs/ops_attrs matches 'attrs' but is a damon/next-only interface that
+# damo marks as planned not to be upstreamed (replaced by attrs_monitoring)
+want=$(python3 -c '
+import re, sys
+sys.path.insert(0, sys.argv[1])
+import _damon_features
+names = [f.name for f in _damon_features.features_list]
+want = [n for n in names if re.search("probe|attrs", n) and n != "sysfs/ops_attrs"]
+want += ["trace/damon_region_aggregated", "sysfs/allow_filter"]
+for n in want:
+    if n not in names:
+        sys.exit("damo knows no feature " + n)
+print("\n".join(want))' "$DAMO_PY") || fail "damo's features_list: $want"
+feats=$(HOME=$(mktemp -d) "$DAMO" features all) || fail "damo features all: $feats"
+while IFS= read -r l; do echo "# features: $l"; done <<<"$feats"
+nwant=0
+for f in $want; do
+	nwant=$((nwant + 1))
+	grep -qx "$f: Supported" <<<"$feats" ||
+		err "damo features: $(grep "^$f:" <<<"$feats" || echo "$f: not listed")"
+done
+echo "# $nwant probe, attrs and allow features checked"
 
 start_wl() { # <cgroup dir or ""> <args...>: start a workload, wait until ready
 	local dir=$1 fifo
@@ -100,4 +145,53 @@ within "$memcg" "$tmemcg" "$sdm" 0 ||
 t=$(cat /sys/kernel/mm/damon/admin/kdamonds/0/contexts/0/monitoring_attrs/probes/0/filters/0/type)
 [ "$t" = hugepage_size ] || fail "probe filter type is '$t', not hugepage_size"
 "$DAMO" stop
+
+# --- a probe with a prep: access monitoring done by a probe ---------------
+if "$DAMO" start --ops paddr -s 5ms -a 100ms --probe --probe_prep set_pgidle \
+	--probe_filter allow pgidle_unset --probe_weight 1; then
+	p=$CTX/monitoring_attrs/probes/0
+	v=$(readf "$p/preps/nr_preps")
+	[ "$v" = 1 ] || err "damo --probe_prep set_pgidle: preps/nr_preps reads '$v', not 1"
+	v=$(readf "$p/preps/0/prep_action")
+	[ "$v" = set_pgidle ] || err "damo --probe_prep set_pgidle: preps/0/prep_action reads '$v', not set_pgidle"
+	v="$(readf "$p/filters/0/type") $(readf "$p/filters/0/allow") $(readf "$p/weight")"
+	[ "$v" = "pgidle_unset Y 1" ] || err "probe filter type, allow, weight read '$v', not 'pgidle_unset Y 1'"
+	sleep 3
+	if out=$("$DAMO" report access --raw_number \
+		--format_region "<start address> <end address> <probe hits>"); then
+		n=$(awk 'NF == 3 && $1 ~ /^[0-9]+$/ && $3 ~ /^[0-9]+$/' <<<"$out" | wc -l)
+		echo "# damo report access: $n regions with one probe hit column"
+		[ "$n" -gt 0 ] || { echo "$out" | head -5 | sed 's/^/# /'
+			err "damo report access with a prep probe: no region line with one probe hit column"; }
+	else
+		err "damo report access with a prep probe: $out"
+	fi
+	if out=$("$DAMO" report attrs 2>&1); then
+		echo "$out" | head -3 | sed 's/^/# report attrs: /'
+	else
+		err "damo report attrs: $(echo "$out" | tail -3)"
+	fi
+	"$DAMO" stop || err "damo stop (prep probe)"
+else
+	err "damo start --probe --probe_prep set_pgidle --probe_filter allow pgidle_unset --probe_weight 1"
+fi
+
+# --- the DAMOS probe_hits_wsum filter, an 'allow' filter -------------------
+# (damo 3.4.1 refuses --damos_action after --probe, "wrong position of
+# --damos_action", and crashes on the --kdamond --damon_ctx form: the
+# scheme is started without probes, which is enough for the files)
+if out=$("$DAMO" start --ops paddr -s 5ms -a 100ms \
+	--damos_action stat --damos_filter allow probe_hits_wsum 1 100 2>&1); then
+	f=$CTX/schemes/0/filters/0
+	v="$(readf "$f/type") $(readf "$f/allow") $(readf "$f/matching") $(readf "$f/min") $(readf "$f/max")"
+	[ "$v" = "probe_hits_wsum Y Y 1 100" ] ||
+		err "DAMOS filter type, allow, matching, min, max read '$v', not 'probe_hits_wsum Y Y 1 100'"
+	sleep 2
+	out=$("$DAMO" report access 2>&1) || err "damo report access with a probe_hits_wsum filter: $(echo "$out" | tail -3)"
+	"$DAMO" stop || err "damo stop (probe_hits_wsum)"
+else
+	err "damo start --damos_action stat --damos_filter allow probe_hits_wsum 1 100: $(echo "$out" | tail -3)"
+	"$DAMO" stop >/dev/null 2>&1
+fi
+[ "$errs" -eq 0 ] || fail "$errs checks failed (see above)"
 echo "# PASS"
