@@ -479,6 +479,19 @@ class Workload:
             self.proc.wait()
 
 
+@contextlib.contextmanager
+def ram_swap(dev='/dev/ram0'):
+    """Swap on the RAM disk dev (CONFIG_BLK_DEV_RAM) for as long as the
+    with-block runs, for the tests whose DAMOS actions page out."""
+    check(os.path.exists(dev), 'no %s: CONFIG_BLK_DEV_RAM' % dev)
+    subprocess.run(['mkswap', dev], check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(['swapon', dev], check=True)
+    try:
+        yield
+    finally:
+        subprocess.run(['swapoff', dev])
+
+
 def make_memcg(name):
     """Create the child cgroup name with the memory controller; returns its
     directory."""

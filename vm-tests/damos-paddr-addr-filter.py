@@ -21,9 +21,7 @@ The cold area's pages are then expected to be swapped out (pagemap bit
 must be above zero.
 """
 
-import os
 import struct
-import subprocess
 import time
 
 import damon_probes as dp
@@ -93,36 +91,33 @@ def run(addr_range, matching, wl, area):
 
 
 def test():
-    dp.check(os.path.exists(SWAP_DEV), 'no %s: CONFIG_BLK_DEV_RAM' %
-             SWAP_DEV)
-    subprocess.run(['mkswap', SWAP_DEV], check=True,
-                   stdout=subprocess.DEVNULL)
-    subprocess.run(['swapon', SWAP_DEV], check=True)
     dp.make_memcg(MEMCG)
-    wl = None
     try:
-        wl = dp.Workload('--cold-anon', COLD_MIB, cgroup=MEMCG)
-        area = wl.areas['cold-anon']
-        pfns = pagemap(wl.pid, area)[0]
-        dp.check(len(pfns) == area.size // dp.PAGE,
-                 '%d of %d cold pages present after the setup' %
-                 (len(pfns), area.size // dp.PAGE))
-        rng = (min(pfns) * dp.PAGE, (max(pfns) + 1) * dp.PAGE)
-        dp.log('cold area: %d MiB in physical [%#x, %#x)' %
-               (COLD_MIB, rng[0], rng[1]))
+        with dp.ram_swap(SWAP_DEV):
+            wl = None
+            try:
+                wl = dp.Workload('--cold-anon', COLD_MIB, cgroup=MEMCG)
+                area = wl.areas['cold-anon']
+                pfns = pagemap(wl.pid, area)[0]
+                dp.check(len(pfns) == area.size // dp.PAGE,
+                         '%d of %d cold pages present after the setup' %
+                         (len(pfns), area.size // dp.PAGE))
+                rng = (min(pfns) * dp.PAGE, (max(pfns) + 1) * dp.PAGE)
+                dp.log('cold area: %d MiB in physical [%#x, %#x)' %
+                       (COLD_MIB, rng[0], rng[1]))
 
-        # "reject non addr": only the range; stock 6.12 rejected all
-        frac, applied = run(rng, False, wl, area)
-        dp.check(applied > 0, 'pageout applied to nothing with a '
-                 'matching=N addr filter')
-        dp.check(frac >= SWAPPED, 'only %.0f%% of the cold area swapped out '
-                 'with a matching=N addr filter, want %.0f%%' %
-                 (frac * 100, SWAPPED * 100))
+                # "reject non addr": only the range; stock 6.12 rejected all
+                frac, applied = run(rng, False, wl, area)
+                dp.check(applied > 0, 'pageout applied to nothing with a '
+                         'matching=N addr filter')
+                dp.check(frac >= SWAPPED, 'only %.0f%% of the cold area '
+                         'swapped out with a matching=N addr filter, want '
+                         '%.0f%%' % (frac * 100, SWAPPED * 100))
+            finally:
+                if wl:
+                    wl.stop()
+                dp.cleanup()
     finally:
-        if wl:
-            wl.stop()
-        dp.cleanup()
-        subprocess.run(['swapoff', SWAP_DEV])
         time.sleep(0.2)
         dp.remove_memcg(MEMCG)
 

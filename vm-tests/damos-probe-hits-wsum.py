@@ -35,9 +35,7 @@ SWAPPED of the anonymous area is swapped out and at least KEPT of the file
 area is still mapped (pagemap bits 62 and 63).
 """
 
-import os
 import struct
-import subprocess
 import time
 
 import damon_probes as dp
@@ -193,45 +191,43 @@ def pagemap_state(pid, area):
 
 
 def part_pageout(wl):
-    dp.check(os.path.exists(SWAP_DEV), 'no %s: CONFIG_BLK_DEV_RAM' %
-             SWAP_DEV)
-    subprocess.run(['mkswap', SWAP_DEV], check=True,
-                   stdout=subprocess.DEVNULL)
-    subprocess.run(['swapon', SWAP_DEV], check=True)
-    try:
-        dp.setup('vaddr', pid=wl.pid, sample_us=SAMPLE_US, aggr_us=AGGR_US,
-                 min_nr=10, max_nr=1000, probes=probes(), stat_scheme=False)
-        dp.write(dp.CTX + '/schemes/nr_schemes', 1)
-        write_scheme(0, 'pageout', (True, True), WARMUP_S * 1000000)
-        anon, anon_pages = wl.areas['cold-anon'], ANON_MIB * dp.MIB // dp.PAGE
-        fil, file_pages = wl.areas['cold-file'], FILE_MIB * dp.MIB // dp.PAGE
-        dp.state('on')
-        deadline = time.time() + TIMEOUT_S
-        while time.time() < deadline:
-            time.sleep(2)
-            if pagemap_state(wl.pid, anon)[1] >= anon_pages * SWAPPED:
-                break
-        # one more apply interval, for anything it would do to the file
-        time.sleep(WARMUP_S)
-        dp.state('update_schemes_stats')
-        applied = stat(0, 'sz_applied')
-        dp.stop()
-        a_present, a_swapped = pagemap_state(wl.pid, anon)
-        f_present, f_swapped = pagemap_state(wl.pid, fil)
-        dp.log('pageout of wsum [%d, %d]: anon area %d of %d pages swapped '
-               'out (%d present); file area %d of %d pages present (%d '
-               'swapped); sz_applied %d' %
-               (LO, HI, a_swapped, anon_pages, a_present, f_present,
-                file_pages, f_swapped, applied))
-        dp.check(a_swapped >= anon_pages * SWAPPED,
-                 'only %d of %d anonymous pages swapped out' %
-                 (a_swapped, anon_pages))
-        dp.check(f_present >= file_pages * KEPT,
-                 'only %d of %d file pages left mapped' %
-                 (f_present, file_pages))
-    finally:
-        dp.cleanup()
-        subprocess.run(['swapoff', SWAP_DEV])
+    with dp.ram_swap(SWAP_DEV):
+        try:
+            dp.setup('vaddr', pid=wl.pid, sample_us=SAMPLE_US,
+                     aggr_us=AGGR_US, min_nr=10, max_nr=1000,
+                     probes=probes(), stat_scheme=False)
+            dp.write(dp.CTX + '/schemes/nr_schemes', 1)
+            write_scheme(0, 'pageout', (True, True), WARMUP_S * 1000000)
+            anon = wl.areas['cold-anon']
+            anon_pages = ANON_MIB * dp.MIB // dp.PAGE
+            fil = wl.areas['cold-file']
+            file_pages = FILE_MIB * dp.MIB // dp.PAGE
+            dp.state('on')
+            deadline = time.time() + TIMEOUT_S
+            while time.time() < deadline:
+                time.sleep(2)
+                if pagemap_state(wl.pid, anon)[1] >= anon_pages * SWAPPED:
+                    break
+            # one more apply interval, for anything it would do to the file
+            time.sleep(WARMUP_S)
+            dp.state('update_schemes_stats')
+            applied = stat(0, 'sz_applied')
+            dp.stop()
+            a_present, a_swapped = pagemap_state(wl.pid, anon)
+            f_present, f_swapped = pagemap_state(wl.pid, fil)
+            dp.log('pageout of wsum [%d, %d]: anon area %d of %d pages '
+                   'swapped out (%d present); file area %d of %d pages '
+                   'present (%d swapped); sz_applied %d' %
+                   (LO, HI, a_swapped, anon_pages, a_present, f_present,
+                    file_pages, f_swapped, applied))
+            dp.check(a_swapped >= anon_pages * SWAPPED,
+                     'only %d of %d anonymous pages swapped out' %
+                     (a_swapped, anon_pages))
+            dp.check(f_present >= file_pages * KEPT,
+                     'only %d of %d file pages left mapped' %
+                     (f_present, file_pages))
+        finally:
+            dp.cleanup()
 
 
 def test():

@@ -138,16 +138,9 @@ def scenario(name, swap):
 
 
 def test():
-    dp.check(os.path.exists(SWAP_DEV), 'no %s: CONFIG_BLK_DEV_RAM' %
-             SWAP_DEV)
-    subprocess.run(['mkswap', SWAP_DEV], check=True,
-                   stdout=subprocess.DEVNULL)
-    subprocess.run(['swapon', SWAP_DEV], check=True)
-    try:
+    with dp.ram_swap(SWAP_DEV):
         results = scenario('probe-zombie-cache', False)
         results += scenario('probe-zombie-swap', True)
-    finally:
-        subprocess.run(['swapoff', SWAP_DEV])
     dp.check(all(results), 'a probe did not count the live memcg of its '
              'path (on/commit, page cache zombie then swap zombie: %s)' %
              results)
