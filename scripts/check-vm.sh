@@ -9,7 +9,7 @@
 # "N passed, N failed[, N skipped]".
 # Timeouts and expected skips: vm-tests/settings, vm-tests/kselftests.settings
 # (300 s per test; x4 on the debug kernel, the KASAN/lockdep/kmemleak build);
-# the whole VM run is killed after TIMEOUT (1800 s; 10800 s debug).
+# the whole VM run is killed after TIMEOUT (3600 s; 10800 s debug).
 # STRESS_COMMITS: commits of vm-tests/probes-stress.py (500; 1000 on the
 # debug kernel); STRESS_SEED, STRESS_SAMPLE_US, STRESS_AGGR_US: passed on.
 set -eu
@@ -38,7 +38,7 @@ if [ $kind = debug ]; then
 	log=$LOGS/vm-tests-debug.log to=${TIMEOUT:-10800}
 else
 	env+=(-e "STRESS_COMMITS=${STRESS_COMMITS:-500}")
-	log=$LOGS/vm-tests.log to=${TIMEOUT:-1800}
+	log=$LOGS/vm-tests.log to=${TIMEOUT:-3600}
 fi
 for v in STRESS_SEED STRESS_SAMPLE_US STRESS_AGGR_US; do	# passed on when set
 	[ -z "${!v:-}" ] || env+=(-e "$v=${!v}")
