@@ -115,22 +115,31 @@ static void add_anon(const char *name, unsigned long mib, int thp, int hot)
 	areas[nr_areas++] = (struct area){ name, p, len, hot, -1 };
 }
 
-static char *add_file(const char *name, const char *dir, unsigned long mib,
-		      int hot)
+/* A new file in dir, already unlinked: it goes with its last user. */
+static int open_unlinked(const char *dir, const char *name)
 {
-	unsigned long len = mib * MIB;
 	char path[4096];
-	char *p;
 	int fd;
 
-	if (!len)
-		return NULL;
 	snprintf(path, sizeof(path), "%s/attr-workload.%d.%s", dir, getpid(),
 		 name);
 	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
 	if (fd < 0)
 		die(path);
-	unlink(path);	/* freed when the mapping goes */
+	unlink(path);
+	return fd;
+}
+
+static char *add_file(const char *name, const char *dir, unsigned long mib,
+		      int hot)
+{
+	unsigned long len = mib * MIB;
+	char *p;
+	int fd;
+
+	if (!len)
+		return NULL;
+	fd = open_unlinked(dir, name);	/* freed when the mapping goes */
 	if (ftruncate(fd, len))
 		die("ftruncate");
 	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -145,18 +154,12 @@ static void add_read_file(const char *name, const char *dir,
 			  unsigned long mib, int hot)
 {
 	static char buf[MIB];
-	char path[4096];
 	unsigned long i;
 	int fd;
 
 	if (!mib)
 		return;
-	snprintf(path, sizeof(path), "%s/attr-workload.%d.%s", dir, getpid(),
-		 name);
-	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
-	if (fd < 0)
-		die(path);
-	unlink(path);	/* freed when the process exits */
+	fd = open_unlinked(dir, name);	/* freed when the process exits */
 	memset(buf, 1, sizeof(buf));
 	for (i = 0; i < mib; i++) {
 		if (write(fd, buf, sizeof(buf)) != sizeof(buf))
