@@ -409,22 +409,32 @@ def kpage_scan(ranges, memcg_path=None):
     return res
 
 
+def window_range(window):
+    """The address range [start, end) that a window's regions cover."""
+    return (min(r.start for r in window), max(r.end for r in window))
+
+
 def kpage_truth(start, end, memcg_path=None):
     """Page-level truth of one physical address range (see kpage_scan)."""
     return kpage_scan([(start, end)], memcg_path)[0]
 
 
+def pagemap_entries(pid, start, end):
+    """The /proc/<pid>/pagemap entries of the pages of virtual range
+    [start, end): bit 63 present, bit 62 swapped, bits 0-54 the PFN."""
+    first, last = start // PAGE, end // PAGE
+    with open('/proc/%d/pagemap' % pid, 'rb') as pm:
+        pm.seek(first * 8)
+        return struct.unpack('%dQ' % (last - first),
+                             pm.read((last - first) * 8))
+
+
 def pagemap_truth(pid, start, end):
     """Count the present pages of virtual range [start, end) of pid that
     are LRU, anonymous and THP-backed, through pagemap and kpageflags."""
-    first, last = start // PAGE, end // PAGE
     res = {'present': 0, 'lru': 0, 'anon': 0, 'thp': 0}
-    with open('/proc/%d/pagemap' % pid, 'rb') as pm, \
-            open('/proc/kpageflags', 'rb') as fl:
-        pm.seek(first * 8)
-        ents = struct.unpack('%dQ' % (last - first),
-                             pm.read((last - first) * 8))
-        for ent in ents:
+    with open('/proc/kpageflags', 'rb') as fl:
+        for ent in pagemap_entries(pid, start, end):
             if not ent >> 63 & 1:
                 continue
             res['present'] += 1

@@ -21,7 +21,6 @@ The cold area's pages are then expected to be swapped out (pagemap bit
 must be above zero.
 """
 
-import struct
 import time
 
 import damon_probes as dp
@@ -38,11 +37,7 @@ SDIR = dp.CTX + '/schemes/0'
 def pagemap(pid, area):
     """(pfns of the present pages, number of swapped-out pages) of an
     area of process pid."""
-    first, last = area.start // dp.PAGE, area.end // dp.PAGE
-    with open('/proc/%d/pagemap' % pid, 'rb') as pm:
-        pm.seek(first * 8)
-        ents = struct.unpack('%dQ' % (last - first),
-                             pm.read((last - first) * 8))
+    ents = dp.pagemap_entries(pid, area.start, area.end)
     pfns = [e & ((1 << 55) - 1) for e in ents if e >> 63 & 1]
     swapped = sum(1 for e in ents if e >> 62 & 1)
     return pfns, swapped

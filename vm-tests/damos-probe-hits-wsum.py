@@ -35,7 +35,6 @@ SWAPPED of the anonymous area is swapped out and at least KEPT of the file
 area is still mapped (pagemap bits 62 and 63).
 """
 
-import struct
 import time
 
 import damon_probes as dp
@@ -181,11 +180,7 @@ def part_stat(wl):
 
 def pagemap_state(pid, area):
     """(present pages, swapped pages) of an area of process pid."""
-    first, last = area.start // dp.PAGE, area.end // dp.PAGE
-    with open('/proc/%d/pagemap' % pid, 'rb') as pm:
-        pm.seek(first * 8)
-        ents = struct.unpack('%dQ' % (last - first),
-                             pm.read((last - first) * 8))
+    ents = dp.pagemap_entries(pid, area.start, area.end)
     return (sum(1 for e in ents if e >> 63 & 1),
             sum(1 for e in ents if e >> 62 & 1))
 

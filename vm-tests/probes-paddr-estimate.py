@@ -51,8 +51,7 @@ def run(memcg_path):
     windows = dp.trace_windows(WINDOWS, AGGR_US)
     dp.check(len(windows) == WINDOWS,
              'got %d complete windows, want %d' % (len(windows), WINDOWS))
-    start = min(r.start for r in windows[0])
-    end = max(r.end for r in windows[0])
+    start, end = dp.window_range(windows[0])
     truth0 = dp.kpage_truth(start, end, memcg_path)
 
     for w, win in enumerate(windows):

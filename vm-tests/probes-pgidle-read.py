@@ -59,8 +59,7 @@ def run(wl, memcg_path):
     windows = dp.trace_windows(WINDOWS, AGGR_US, warmup=2)
     dp.check(len(windows) == WINDOWS,
              'got %d complete windows, want %d' % (len(windows), WINDOWS))
-    start = min(r.start for r in windows[0])
-    end = max(r.end for r in windows[0])
+    start, end = dp.window_range(windows[0])
     truth = dp.kpage_truth(start, end, memcg_path)['memcg']
     dp.stop()
     est = [sum(dp.estimate(win, p, MAX_HITS) for win in windows) /
