@@ -19,6 +19,8 @@ Checked after every step:
 
 - a commit of valid input succeeds, one of invalid input fails with
   EINVAL, and neither stops the kdamond;
+- 'on' after 'off' succeeds, unless a probe names a memcg removed since
+  its commit: then it fails with EINVAL and the kdamond stays off;
 - a tried region has one probes/<P> directory per probe of the last
   successful commit, each hits file one decimal number in 0..20;
 - every trace line parses, carries 0..4 hit bytes, each at most 20.
@@ -98,7 +100,7 @@ def random_probes(rng):
 def valid(probes, memcg_alive):
     """Whether the commit of probes must succeed."""
     # the weighted hit sum of a region must fit in the u32 it is kept in
-    if sum(p['weight'] for p in probes) * MAX_HITS > 2**32 - 1:
+    if sum(p.get('weight', 0) for p in probes) * MAX_HITS > 2**32 - 1:
         return False
     for p in probes:
         for f in p['filters']:
@@ -214,7 +216,7 @@ def run(wl):
 
     stats = dict.fromkeys(('commits ok', 'commits EINVAL', 'regions',
                            'hits files', 'trace lines', 'clears',
-                           'restarts', 'rmdirs'), 0)
+                           'restarts', 'on EINVAL', 'rmdirs'), 0)
     t0 = time.time()
     done = 0
     secs = {}
@@ -250,7 +252,22 @@ def run(wl):
             err = kd.cmd('off')
             dp.check(err is None, 'off of kdamond %d: %s' % (kd.idx, err))
             err = kd.cmd('on')
-            dp.check(err is None, 'on of kdamond %d: %s' % (kd.idx, err))
+            if valid(kd.good, memcg_alive):
+                dp.check(err is None, 'on of kdamond %d: %s' % (kd.idx, err))
+            else:
+                # 'on' builds the context from the files again: a probe
+                # naming a memcg removed since its commit fails it, and
+                # the kdamond stays off until the memcg is back
+                dp.check(err == 'EINVAL', 'on of kdamond %d naming a '
+                         'removed memcg: %s, expected EINVAL' % (kd.idx, err))
+                dp.check(dp.read(kd_dir(kd.idx) + '/state') == 'off',
+                         'kdamond %d runs after a failed on' % kd.idx)
+                dp.make_memcg(MEMCGS[1])
+                memcg_alive[MEMCGS[1]] = True
+                err = kd.cmd('on')
+                dp.check(err is None, 'on of kdamond %d once the memcg is '
+                         'back: %s' % (kd.idx, err))
+                stats['on EINVAL'] += 1
             stats['restarts'] += 1
         elif op < 0.99:
             name = MEMCGS[1]
