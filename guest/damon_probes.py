@@ -359,13 +359,16 @@ def parse_windows(text):
     return complete
 
 
-def trace_windows(nr_windows, aggr_us, timeout=None, warmup=10):
+def trace_windows(nr_windows, aggr_us, timeout=None, warmup=10, what=None):
     """Collect nr_windows complete aggregation windows, after letting
     warmup windows pass (DAMON starts with one region per target range and
-    splits them at every aggregation until min_nr_regions is reached)."""
+    splits them at every aggregation until min_nr_regions is reached).
+    Fails if fewer were traced before the timeout; what names the run in
+    that message."""
     time.sleep(warmup * aggr_us / 1e6)
     trace_start()
-    deadline = time.time() + (timeout or max(60, nr_windows * aggr_us / 1e6 * 20))
+    timeout = timeout or max(60, nr_windows * aggr_us / 1e6 * 20)
+    deadline = time.time() + timeout
     text = ''
     windows = []
     while time.time() < deadline:
@@ -376,6 +379,9 @@ def trace_windows(nr_windows, aggr_us, timeout=None, warmup=10):
         if len(windows) >= nr_windows:
             break
     trace_stop()
+    check(len(windows) >= nr_windows, '%sgot %d complete windows in %.0f s, '
+          'want %d' % (what + ': ' if what else '', len(windows), timeout,
+                       nr_windows))
     return windows[:nr_windows]
 
 

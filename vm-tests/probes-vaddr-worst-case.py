@@ -129,7 +129,6 @@ def worst_probes():
 
 def check_windows():
     windows = dp.trace_windows(1, AGGR_US, timeout=600, warmup=2)
-    dp.check(windows, 'no complete aggregation window in the trace')
     win = windows[0]
     dp.check(len(win) >= NR_REGIONS * 9 // 10,
              '%d regions, want at least %d' % (len(win),
