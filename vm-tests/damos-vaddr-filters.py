@@ -50,6 +50,18 @@ def write_filter(ftype, allow):
         dp.write(f + '/max', 2**64 - 1)
 
 
+def try_filter(ops, cmd, ftype, allow, refused):
+    """Write the filter, then cmd to the state file: it must fail with
+    EINVAL if the filter is refused, and succeed otherwise."""
+    what = '%s %s' % ('allow' if allow else 'reject', ftype)
+    write_filter(ftype, allow)
+    err = dp.write_err(dp.KD + '/state', cmd)
+    want = 'EINVAL' if refused else None
+    dp.check(err == want, "%s '%s' with a %s DAMOS filter: %s, want %s" %
+             (ops, cmd, what, err, want or 'success'))
+    return what
+
+
 def tries_regions(what):
     deadline = time.time() + 30
     while not dp.tried_regions():
@@ -74,12 +86,7 @@ def run(wl):
     tries_regions('before the commits')
     nr_refused = 0
     for ftype, allow, refused in CASES:
-        what = '%s %s' % ('allow' if allow else 'reject', ftype)
-        write_filter(ftype, allow)
-        err = dp.write_err(dp.KD + '/state', 'commit')
-        dp.check(err == ('EINVAL' if refused else None),
-                 'vaddr commit of a %s DAMOS filter: %s, want %s' %
-                 (what, err, 'EINVAL' if refused else 'success'))
+        what = try_filter('vaddr', 'commit', ftype, allow, refused)
         dp.check(dp.read(dp.KD + '/state') == 'on' and
                  dp.kdamond_pid() == kd_pid,
                  'kdamond stopped or restarted after the commit of %s' % what)
@@ -94,22 +101,14 @@ def run(wl):
            'kept running' % (nr_refused, len(CASES) - nr_refused, kd_pid))
 
     for ftype, allow, refused in CASES:
-        what = '%s %s' % ('allow' if allow else 'reject', ftype)
-        write_filter(ftype, allow)
-        err = dp.write_err(dp.KD + '/state', 'on')
-        dp.check(err == ('EINVAL' if refused else None),
-                 "vaddr 'on' with a %s DAMOS filter: %s, want %s" %
-                 (what, err, 'EINVAL' if refused else 'success'))
+        what = try_filter('vaddr', 'on', ftype, allow, refused)
         dp.check(dp.read(dp.KD + '/state') == ('off' if refused else 'on'),
                  "kdamond state after 'on' with %s" % what)
         dp.stop()
 
     dp.setup('paddr', sample_us=SAMPLE_US, aggr_us=AGGR_US, probes=None)
     for ftype, allow, _ in CASES:
-        write_filter(ftype, allow)
-        err = dp.write_err(dp.KD + '/state', 'on')
-        dp.check(err is None, "paddr 'on' with a %s %s DAMOS filter: %s" %
-                 ('allow' if allow else 'reject', ftype, err))
+        try_filter('paddr', 'on', ftype, allow, False)
         dp.stop()
     dp.log("'on': the same %d refused on vaddr, all %d accepted on paddr"
            % (nr_refused, len(CASES)))
