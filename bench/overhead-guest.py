@@ -48,15 +48,21 @@ AREAS = (('--anon', 640), ('--thp', 64), ('--file', 64))
 
 def probes_for(config):
     """N probes of M filters: the M last of memcg (never matches), 2 MiB
-    folios, anon, so that a base page sample evaluates all M filters."""
+    folios, anon, so that a base page sample evaluates all M filters.  With
+    an "m" suffix ("4x3m"), probe i names memcg MEMCG<i>, all empty: the
+    probes test N + M - 1 distinct attributes instead of M."""
     if config in ('0', 'stock'):
         return []
-    nr, nf = (int(x) for x in config.split('x'))
-    filters = [dp.probe_filter('memcg', path='/' + MEMCG, allow=False),
-               dp.probe_filter('hugepage_size', sz=(2 * dp.MIB, 2 * dp.MIB),
-                               allow=False),
-               dp.probe_filter('anon')][-nf:]
-    return [{'filters': filters}] * nr
+    own_memcg = config.endswith('m')
+    nr, nf = (int(x) for x in config.rstrip('m').split('x'))
+
+    def filters(i):
+        memcg = MEMCG + (str(i) if own_memcg else '')
+        return [dp.probe_filter('memcg', path='/' + memcg, allow=False),
+                dp.probe_filter('hugepage_size', sz=(2 * dp.MIB, 2 * dp.MIB),
+                                allow=False),
+                dp.probe_filter('anon')][-nf:]
+    return [{'filters': filters(i)} for i in range(nr)]
 
 
 def equal_regions(ranges, nr):
@@ -191,14 +197,17 @@ def quiet_khugepaged():
 
 def main():
     quiet_khugepaged()
-    dp.make_memcg(MEMCG)
+    memcgs = [MEMCG] + [MEMCG + str(i) for i in range(4)]
+    for m in memcgs:
+        dp.make_memcg(m)
     wl = dp.Workload(*[x for a in AREAS for x in a])
     try:
         for ops in OPS:
             run_ops(ops, wl)
     finally:
         wl.stop()
-        dp.remove_memcg(MEMCG)
+        for m in memcgs:
+            dp.remove_memcg(m)
 
 
 main()

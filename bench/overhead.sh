@@ -24,8 +24,8 @@ raw=$LOGS/bench-overhead.jsonl
 for k in stock series mainline; do
 	case $k in
 	stock) cfg=stock ;;
-	series) cfg="0 1x1 1x3 2x3 4x1 4x3" ;;
-	mainline) cfg="0 4x3" ;;
+	series) cfg="0 1x1 1x3 2x3 4x1 4x3 4x3m" ;;
+	mainline) cfg="0 4x3 4x3m" ;;
 	esac
 	say "running the '$k' kernel"
 	ICOUNT=1 SMP=1 MEM=1G TIMEOUT=3600 VM_LOG=$LOGS/bench-overhead-$k.log \

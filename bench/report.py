@@ -3,7 +3,7 @@
 """Turn a benchmark's JSON lines into bench/results/<name>.md: the table,
 then the raw data it was computed from (git keeps the earlier results).
 
-usage: bench/report.py overhead|size|profile|accuracy|lookups <jsonl file>
+usage: bench/report.py overhead|size|profile|accuracy <jsonl file>
 """
 import datetime
 import json
@@ -103,7 +103,8 @@ def overhead(rows):
                 '|---|---|---|---|---|---|']
         keys = []
         for k in ('stock', 'series', 'mainline'):
-            for c in ('stock', '0', '1x1', '1x3', '2x1', '2x3', '4x1', '4x3'):
+            for c in ('stock', '0', '1x1', '1x3', '2x1', '2x3', '4x1', '4x3',
+                      '4x3m'):
                 if series_of(k, ops, c, 'total'):
                     keys.append((k, c))
         for k, c in keys:
@@ -122,6 +123,10 @@ def overhead(rows):
               ('series', '0'), lambda x: x <= 1.05, '<= 1.05'),
              ('series 4x3 / mainline approach 4x3', ('series', '4x3'),
               ('mainline', '4x3'), lambda x: x < 1, '< 1'),
+             ('series 4x3m / series 0 probes', ('series', '4x3m'),
+              ('series', '0'), None, 'report'),
+             ('series 4x3m / mainline approach 4x3m', ('series', '4x3m'),
+              ('mainline', '4x3m'), None, 'report'),
              ('series 0 probes / mainline approach 0 probes', ('series', '0'),
               ('mainline', '0'), None, 'report'),
              ('mainline approach 0 probes / stock', ('mainline', '0'),
@@ -274,62 +279,13 @@ def accuracy(rows):
     return out
 
 
-def lookups(rows):
-    out = header('Folio lookups: the access check\'s folio shared with the '
-                 'probes vs a second lookup')
-    out += ['Physical address monitoring, 4 probes of 3 filters, 5 ms/100 ms, '
-            '384 MiB hot anonymous workload; kernels built with the ftrace '
-            'function profiler (configs/bench-prof.config).  "one" = the '
-            'series, "two" = the series + bench/two-lookups.diff (the probes '
-            'look the folio up again, as a separate probe pass does).  '
-            'damon_account_probes() runs once per region sample; per region '
-            'sample the series looks a folio up for the mkold of the sampling '
-            'preparation and once for the access check and all probes '
-            '(ideal 2), the variant once more (ideal 3).  The profiler counts '
-            'a little above the ideal in both kernels because the mkold of '
-            'the preparation looks the folio up again for each of its '
-            'mappings in damon_ptep_mkold() (stock code); the difference of '
-            'the two kernels is the cost of the second lookup.  The time of '
-            'damon_pa_check_accesses() includes its callees and the '
-            'profiler\'s own cost and is dominated by TCG noise; compare the '
-            'ratio only, and only from a run on an otherwise idle machine.', '',
-            '| kernel | runs | region samples/s | lookups / region sample '
-            '| check_accesses us/call (median) | kdamond lookups/s |',
-            '|---|---|---|---|---|---|']
-    med, lk = {}, {}
-    for k in ('one', 'two'):
-        rs = [r for r in rows if r['kernel'] == k]
-        if not rs:
-            continue
-        per = [r['calls']['damon_get_folio'] /
-               r['calls']['damon_account_probes'] for r in rs]
-        us = [r['usecs']['damon_pa_check_accesses'] /
-              r['calls']['damon_pa_check_accesses'] for r in rs]
-        med[k] = statistics.median(us)
-        lk[k] = statistics.median(per)
-        out.append('| %s | %d | %.0f | %.3f | %.1f | %.0f |' % (
-            k, len(rs), statistics.median(
-                r['calls']['damon_account_probes'] / r['seconds']
-                for r in rs),
-            statistics.median(per), med[k], statistics.median(
-                r['calls']['damon_get_folio'] / r['seconds'] for r in rs)))
-    if len(med) == 2:
-        out += ['', '- lookups per region sample, two - one: %+.2f' %
-                (lk['two'] - lk['one']),
-                '- check_accesses time per call, two / one: %.2fx '
-                '(per-run values in the raw data below)' %
-                (med['two'] / med['one'])]
-    return out
-
-
 def main():
     kind, path = sys.argv[1], sys.argv[2]
     rows = [json.loads(line) for line in open(path) if line.startswith('{')]
     if not rows:
         sys.exit('no result in %s' % path)
     lines = {'overhead': overhead, 'size': size, 'accuracy': accuracy,
-             'lookups': lookups, 'profile': profile}[kind](
-        rows)
+             'profile': profile}[kind](rows)
     text = '\n'.join(lines) + '\n'
     resdir = os.path.join(REPO, 'bench', 'results')
     os.makedirs(resdir, exist_ok=True)
