@@ -3,7 +3,7 @@
 """Turn a benchmark's JSON lines into bench/results/<name>.md: the table,
 then the raw data it was computed from (git keeps the earlier results).
 
-usage: bench/report.py overhead|size|profile|accuracy <jsonl file>
+usage: bench/report.py overhead|size|accuracy <jsonl file>
 """
 import datetime
 import json
@@ -161,8 +161,9 @@ def size(rows):
     out[-1:-1] = ['- kernel: the series, %s (tag base + patches/, git am)' %
                   series[:12], '- command: `bench/size.sh`']
     out += ['Instructions (icount: 1 ns of guest time per instruction).  '
-            'Guest memory N GiB, a static workload writing ~60%% of it once '
-            '(root: 20%% anon, 20%% tmpfs; child memcg: 20%% anon).  "kdamond" '
+            'Guest memory N GiB, a static workload writing 75%% of it once '
+            '(root: 25%% anon, 25%% tmpfs; child memcg: 25%% anon), the page '
+            'cache that is not mapped dropped before the start.  "kdamond" '
             '= kdamond instructions per aggregation interval (20 samples of '
             'each of the fixed regions of equal size over all System RAM, '
             'min = max nr_regions) with 2 probes (anon, memcg); '
@@ -210,56 +211,6 @@ def size(rows):
     return out
 
 
-def profile(rows):
-    series = os.environ.get('SERIES', '?')
-    out = header('Where the probes\' instructions go')
-    out[-2] = ('- guest: QEMU TCG with `-icount shift=0,sleep=off` '
-               '(single-threaded), 1 vCPU, 1G memory, configs/guest.config + '
-               'configs/bench-prof.config')
-    out[-1:-1] = ['- kernel: the series, %s (tag base + patches/, git am)' %
-                  series[:12], '- command: `bench/profile.sh`']
-    out += ['The setup of bench/overhead.sh (fixed regions, static workload, '
-            'configurations committed in turn), with the function profiler '
-            'also tracing damon_account_probes() (called once per region '
-            'sample while probes are installed) in one boot and '
-            'damon_probe_hit() (once per probe per region sample) in another. '
-            'Instructions per call include the profiler\'s own share of each '
-            'traced call (a constant); differences between configurations '
-            'cancel it.  Median [min-max] over the rounds.', '']
-    for ops in sorted({r['ops'] for r in rows}):
-        out += ['## %s' % ops, '',
-                '| config | damon_account_probes() instr/call | '
-                'damon_probe_hit() instr/call |', '|---|---|---|']
-        med = {}
-        for c in ('1x1', '1x3', '4x1', '4x3'):
-            line = '| %s |' % c
-            for fn in ('damon_account_probes', 'damon_probe_hit'):
-                v = [r['profile'][fn][1] / r['profile'][fn][0] for r in rows
-                     if r['ops'] == ops and r['config'] == c and
-                     fn in r['profile'] and r['profile'][fn][0]]
-                if v:
-                    med[c, fn] = statistics.median(v)
-                    line += ' %.1f [%.1f-%.1f] |' % (med[c, fn], min(v),
-                                                     max(v))
-                else:
-                    line += ' - |'
-            out.append(line)
-        a, h = 'damon_account_probes', 'damon_probe_hit'
-        if all(k in med for k in (('1x1', a), ('4x1', a), ('1x3', h),
-                                  ('1x1', h), ('4x3', a))):
-            per_filter = (med['1x3', h] - med['1x1', h]) / 2
-            per_probe = (med['4x1', a] - med['1x1', a]) / 3
-            out += ['', '- one more filter in a probe: %.1f instructions per '
-                    'region sample ((1x3 - 1x1) / 2 of damon_probe_hit())' %
-                    per_filter,
-                    '- one more probe of one filter: %.1f instructions per '
-                    'region sample ((4x1 - 1x1) / 3 of damon_account_probes()), '
-                    'of which %.1f are the filter and %.1f the probe loop, the '
-                    'call and the counter' % (per_probe, per_filter,
-                                                per_probe - per_filter), '']
-    return out
-
-
 def accuracy(rows):
     out = header('Accuracy: estimated bytes vs page-level truth')
     out += ['Relative error |estimate - truth| / truth of the mean estimate '
@@ -284,8 +235,8 @@ def main():
     rows = [json.loads(line) for line in open(path) if line.startswith('{')]
     if not rows:
         sys.exit('no result in %s' % path)
-    lines = {'overhead': overhead, 'size': size, 'accuracy': accuracy,
-             'profile': profile}[kind](rows)
+    lines = {'overhead': overhead, 'size': size,
+             'accuracy': accuracy}[kind](rows)
     text = '\n'.join(lines) + '\n'
     resdir = os.path.join(REPO, 'bench', 'results')
     os.makedirs(resdir, exist_ok=True)
