@@ -3,9 +3,9 @@
 """Guest side of bench/size.sh, for a guest under QEMU icount (time is
 instruction count): in a guest of any memory size, fill 75% of it (root
 cgroup: anonymous and tmpfs; child memcg: anonymous, written once, then
-idle), drop the page cache that is not mapped, monitor all of its System RAM in about NR_REGIONS fixed regions of
-equal size (min = max nr_regions) with two probes (anon, memcg), and measure
-REPS times
+idle), drop the page cache that is not mapped, monitor all of its System
+RAM in about NR_REGIONS fixed regions of equal size (min = max nr_regions)
+with two probes (anon, memcg), and measure REPS times
 
 - kdamond's instructions per aggregation interval (schedstat ns over
   SEG_SECONDS of guest time / aggregations, counted by the function
