@@ -22,7 +22,7 @@ waits WARM_SECONDS after the commit, then measures SEG_SECONDS of guest time:
 
 Prints one JSON object per segment.  Environment: KERNEL (label), CONFIGS
 ("stock" for a kernel without probes), OPS ("paddr vaddr"), REPS (5),
-SEG_SECONDS (2), WARM_SECONDS (0.5), NR_REGIONS (96), PROFILE (more
+SEG_SECONDS (4), WARM_SECONDS (0.5), NR_REGIONS (96), PROFILE (more
 functions for the profiler, reported as "profile": {function: [calls, ns]};
 each traced call costs instructions of its own).
 """
@@ -36,7 +36,7 @@ KERNEL = os.environ.get('KERNEL', 'series')
 CONFIGS = os.environ.get('CONFIGS', '0 1x1 1x3 2x3 4x1 4x3').split()
 OPS = os.environ.get('OPS', 'paddr vaddr').split()
 REPS = int(os.environ.get('REPS', 5))
-SEG = float(os.environ.get("SEG_SECONDS", 2))
+SEG = float(os.environ.get("SEG_SECONDS", 4))
 WARM = float(os.environ.get('WARM_SECONDS', 0.5))
 NR = int(os.environ.get('NR_REGIONS', 96))
 PROFILE = os.environ.get('PROFILE', '').split()

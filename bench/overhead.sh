@@ -9,7 +9,7 @@
 # bench/overhead-guest.py: fixed regions, static workload, the series'
 # probe configurations committed in turn within one boot; then writes
 # bench/results/overhead.md (bench/report.py overhead).
-# Environment: REPS (5), SEG_SECONDS (2, guest seconds per segment), OPS
+# Environment: REPS (5), SEG_SECONDS (4, guest seconds per segment), OPS
 # ("paddr vaddr").
 set -eu
 . "$(dirname "$0")/../scripts/lib.sh"
@@ -30,7 +30,7 @@ for k in stock series mainline; do
 	say "running the '$k' kernel"
 	ICOUNT=1 SMP=1 MEM=1G TIMEOUT=3600 VM_LOG=$LOGS/bench-overhead-$k.log \
 		"$REPO/scripts/run-vm.sh" -k "$out/bzImage-$k" -e TICKER=0 -e KERNEL=$k \
-		-e "CONFIGS=$cfg" -e "REPS=${REPS:-5}" -e "SEG_SECONDS=${SEG_SECONDS:-2}" \
+		-e "CONFIGS=$cfg" -e "REPS=${REPS:-5}" -e "SEG_SECONDS=${SEG_SECONDS:-4}" \
 		-e "OPS=${OPS:-paddr vaddr}" \
 		-- python3 "$REPO/bench/overhead-guest.py" | grep '^{' >>"$raw" ||
 		die "the '$k' run failed (log: $LOGS/bench-overhead-$k.log)"
