@@ -3,8 +3,9 @@
 """The data attributes monitoring RFC's names for the probe hits, kept for
 scripts written against it, show exactly what the primary names show.
 
-1. tried_regions/<R>/probe_hits (0400) reads ','.join(probes/<P>/hits) of
-   the same region, for 0 (an empty line), 1 and 4 probes.
+1. tried_regions/<R>/probe_hits (0400) reads four comma-separated counts,
+   as the RFC defined it: probes/<P>/hits of the same region for the
+   installed probes, 0 for the others, for 0, 1 and 4 probes.
 2. damon:damon_aggregated_v2 has the format file of damon_region_aggregated
    but for its name and id.  With both enabled and probes installed, the
    v2 records are the region_aggregated records, line for line.
@@ -28,6 +29,7 @@ LINE_RE = re.compile(r' (damon_aggregated|damon_region_aggregated|'
                      r'damon_aggregated_v2): (.*)$')
 # target_id=%lu nr_regions=%u %lu-%lu: ...
 WIN_RE = re.compile(r'^target_id=(\d+) nr_regions=(\d+) (\d+)-')
+MAX_PROBES = 4  # DAMON_MAX_PROBES: probe_hits always has this many counts
 
 PROBES = [{'filters': [dp.probe_filter('anon')]},
           {},
@@ -109,7 +111,7 @@ def check_tried_regions(nr, errors):
         if probes != [str(i) for i in range(nr)]:
             errors.append('%d probes: %s has %s' % (nr, pdir, probes))
         hits = [dp.read('%s/%s/hits' % (pdir, p)) for p in probes]
-        want = ','.join(hits) + '\n'
+        want = ','.join(hits + ['0'] * (MAX_PROBES - len(hits))) + '\n'
         if raw != want:
             errors.append('%d probes: %s/probe_hits reads %r, the hits '
                           'files %r' % (nr, r, raw, want))

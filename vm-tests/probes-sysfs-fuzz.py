@@ -11,8 +11,9 @@ hits) and probe 1 one set_pgidle prep and one hugepage_size filter.  Then:
    0x/octal forms, trailing garbage, wrong type and action names, overlong
    paths), one write(2) each, and more than 4 probes, 4 preps or 8 filters
    per probe.  Each
-   must fail with EINVAL, except the empty write, which sysfs answers with
-   0 bytes written; after every write the whole probes tree reads back as
+   must fail with EINVAL, or ERANGE for a number too big for the file's
+   type (kstrto*()'s error, passed through as mainline does), except the
+   empty write, which sysfs answers with 0 bytes written; after every write the whole probes tree reads back as
    before.
 2. Valid but unusual forms parse as kstrto*() with base 0 does (0x10 is
    16, 010 is 8, a trailing newline is fine), as the other DAMON files do.
@@ -60,6 +61,12 @@ DAMOS_TYPE_BAD = [b'probe_hits', b'probe_hits_wsum2', b'Probe_hits_wsum',
                   b'hugepage_size x', b'pgidle_set', b'\n', b'x' * 5000]
 DAMOS_MATCHING_BAD = [v for v in BOOL_BAD if v != b'Y\x00']
 FILTERS = dp.CTX + '/schemes/0/filters'
+# numbers too big for the file's type: kstrto*()'s -ERANGE, passed through
+# as mainline and the stock DAMON files do
+RANGE = {v: 'ERANGE' for v in [b'4294967296', b'99999999999999999999999',
+                               b'18446744073709551616',
+                               b'0x10000000000000000', b'2147483648',
+                               b'9' * 5000]}
 
 
 def raw_write(path, data):
@@ -152,21 +159,23 @@ def test():
 
     p0, p1 = PROBES + '/0', PROBES + '/1'
     f = p1 + '/filters/0'
-    tried += fuzz(PROBES + '/nr_probes', UINT_BAD + [b'5', b'2147483648'])
-    tried += fuzz(p0 + '/weight', UINT_BAD)
+    tried += fuzz(PROBES + '/nr_probes', UINT_BAD + [b'5', b'2147483648'],
+                  special=RANGE)
+    tried += fuzz(p0 + '/weight', UINT_BAD, special=RANGE)
     # more than DAMON_MAX_PROBE_FILTERS (8) filters per probe
     tried += fuzz(p1 + '/filters/nr_filters', UINT_BAD + [
-        b'9', b'0x9', b'011', b'1000000', b'2147483647', b'2147483648'])
+        b'9', b'0x9', b'011', b'1000000', b'2147483647', b'2147483648'],
+        special=RANGE)
     # more than DAMON_MAX_PROBE_PREPS (4) preps per probe
     tried += fuzz(p1 + '/preps/nr_preps', UINT_BAD + [
-        b'5', b'0x5', b'2147483647', b'2147483648'])
+        b'5', b'0x5', b'2147483647', b'2147483648'], special=RANGE)
     tried += fuzz(p1 + '/preps/0/prep_action', ACTION_BAD)
     tried += fuzz(f + '/type', TYPE_BAD)
     tried += fuzz(f + '/matching', BOOL_BAD)
     tried += fuzz(f + '/allow', BOOL_BAD)
     tried += fuzz(f + '/path', PATH_BAD)
-    tried += fuzz(f + '/min', ULONG_BAD)
-    tried += fuzz(f + '/max', ULONG_BAD)
+    tried += fuzz(f + '/min', ULONG_BAD, special=RANGE)
+    tried += fuzz(f + '/max', ULONG_BAD, special=RANGE)
     dp.log('%d bad writes to 11 probe files: exact errors, nothing changed'
            % tried)
 
@@ -247,8 +256,8 @@ def test_damos_filters(kd_pid):
     tried = fuzz(f + '/type', DAMOS_TYPE_BAD, top=FILTERS)
     tried += fuzz(f + '/allow', BOOL_BAD, top=FILTERS)
     tried += fuzz(f + '/matching', DAMOS_MATCHING_BAD, top=FILTERS)
-    tried += fuzz(f + '/min', ULONG_BAD, top=FILTERS)
-    tried += fuzz(f + '/max', ULONG_BAD, top=FILTERS)
+    tried += fuzz(f + '/min', ULONG_BAD, special=RANGE, top=FILTERS)
+    tried += fuzz(f + '/max', ULONG_BAD, special=RANGE, top=FILTERS)
     dp.log('%d bad writes to 5 DAMOS filter files: exact errors, nothing '
            'changed' % tried)
     forms = parses(f + '/allow', [(b'yes', 'Y'), (b'0', 'N'), (b'on', 'Y'),
