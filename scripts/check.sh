@@ -9,11 +9,13 @@
 #                                          Debian 12 root (debootstrap)
 #   python      scripts/check-python.sh    unit tests of guest/damon_probes.py
 #   tools       scripts/check-tools.sh     unit tests of tools/ (damon-probe-metrics)
+#   links       scripts/check-links.py     relative links of the Markdown files resolve
 #   series      scripts/check-series.sh    every patch applies; x86 guest builds after each
 #   checkpatch  scripts/check-checkpatch.sh  --strict: 0 errors/warnings (CHECKs justified)
 #   sparse      scripts/check-sparse.sh    no new sparse warnings in mm/damon/
 #   kunit       scripts/run-kunit.sh       DAMON KUnit on UML
 #   kunit-nosysfs scripts/run-kunit.sh no-sysfs  the same without DAMON_SYSFS and MEMCG
+#   kunit-i386  scripts/run-kunit.sh i386  the same suites on 32-bit x86 in QEMU
 #   configs     scripts/check-configs.sh   mm/damon/ builds warning-free with MEMCG=n,
 #                                          THP=n, DAMON_PADDR=n and for i386
 #   vm          scripts/check-vm.sh        DAMON kselftests + vm-tests/ in QEMU
@@ -76,11 +78,13 @@ stage base       "$S/setup-base.sh"
 stage install    "$S/check-install.sh"
 stage python     "$S/check-python.sh"
 stage tools      "$S/check-tools.sh"
+stage links      "$S/check-links.py"
 stage series     "$S/check-series.sh"
 stage checkpatch "$S/check-checkpatch.sh"
 stage sparse     "$S/check-sparse.sh"
 stage kunit      "$S/run-kunit.sh"
 stage kunit-nosysfs "$S/run-kunit.sh" no-sysfs
+stage kunit-i386 "$S/run-kunit.sh" i386
 stage configs    "$S/check-configs.sh"
 stage vm         "$S/check-vm.sh"
 if [ -n "$full" ]; then

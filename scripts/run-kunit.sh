@@ -1,10 +1,13 @@
 #!/bin/bash
-# usage: scripts/run-kunit.sh [no-sysfs] [extra kunit.py run args, e.g. 'damon-sysfs*']
+# usage: scripts/run-kunit.sh [no-sysfs|i386] [extra kunit.py run args, e.g. 'damon-sysfs*']
 # Build and run the DAMON KUnit suites on UML:
 #   tools/testing/kunit/kunit.py run --kunitconfig=configs/kunitconfig \
 #       --build_dir=$BUILD/kunit --json=$LOGS/kunit.json
 # no-sysfs: configs/kunitconfig-no-sysfs (DAMON_SYSFS=n, MEMCG=n) in
 #   $BUILD/kunit-no-sysfs, logs $LOGS/kunit-no-sysfs.{log,json}.
+# i386: configs/kunitconfig on a 32-bit x86 kernel in QEMU (kunit.py --arch
+#   i386: TCG, qemu-system-i386), so that 32-bit arithmetic runs, not only
+#   compiles; $BUILD/kunit-i386, logs $LOGS/kunit-i386.{log,json}.
 # The verdict comes from kunit.py's JSON results (KernelCI format: nested
 # groups of test cases with status PASS, FAIL, SKIP or ERROR), not from its
 # text: it passes only if kunit.py exits 0, at least one case ran, and every
@@ -13,20 +16,24 @@
 # that did not pass.  Full output: $LOGS/kunit[-no-sysfs].log.
 set -eu
 . "$(dirname "$0")/lib.sh"
-cfg=$REPO/configs/kunitconfig bdir=$BUILD/kunit name=kunit
-if [ "${1:-}" = no-sysfs ]; then
+cfg=$REPO/configs/kunitconfig bdir=$BUILD/kunit name=kunit arch=() where=UML
+case ${1:-} in
+no-sysfs)
 	cfg=$REPO/configs/kunitconfig-no-sysfs bdir=$BUILD/kunit-no-sysfs name=kunit-no-sysfs
-	shift
-fi
+	shift ;;
+i386)
+	bdir=$BUILD/kunit-i386 name=kunit-i386 arch=(--arch i386) where="i386 in QEMU"
+	shift ;;
+esac
 log=$LOGS/$name.log json=$LOGS/$name.json
 [ -e "$TREE/.git" ] || die "no kernel tree in $TREE: run scripts/setup-base.sh"
 
 t=$(date +%s)
-say "KUnit (UML, ${cfg##*/}): building and running DAMON tests (-j$JOBS${USE_CCACHE:+, ccache})"
+say "KUnit ($where, ${cfg##*/}): building and running DAMON tests (-j$JOBS${USE_CCACHE:+, ccache})"
 rm -f "$json"
 rc=0
 (cd "$TREE" && ./tools/testing/kunit/kunit.py run --kunitconfig="$cfg" \
-	--build_dir="$bdir" --jobs="$JOBS" --make_options "$(make_cc)" \
+	${arch[@]+"${arch[@]}"} --build_dir="$bdir" --jobs="$JOBS" --make_options "$(make_cc)" \
 	--json="$json" "$@") >"$log" 2>&1 || rc=$?
 
 if [ ! -s "$json" ]; then
