@@ -3,7 +3,7 @@
 """Turn a benchmark's JSON lines into bench/results/<name>.md: the table,
 then the raw data it was computed from (git keeps the earlier results).
 
-usage: bench/report.py overhead|size|accuracy <jsonl file>
+usage: bench/report.py overhead|size|commit|accuracy <jsonl file>
 """
 import datetime
 import json
@@ -211,6 +211,69 @@ def size(rows):
     return out
 
 
+def commit(rows):
+    series, base = os.environ.get('SERIES', '?'), os.environ.get('BASE', '?')
+    out = header('Commit cost vs number of regions')
+    out[-2] = ('- guest: QEMU TCG with `-icount shift=0,sleep=off` '
+               '(single-threaded), %s vCPU, %s memory, configs/guest.config + '
+               'configs/bench-prof.config' % (os.environ.get('SMP', '1'),
+                                              os.environ.get('MEM', '?')))
+    out[-1:-1] = ['- kernels: the series, %s (tag base + patches/, git am); '
+                  'stock, %s (tag base)' % (series[:12], base[:12]),
+                  '- command: `bench/commit.sh`']
+    reps = max(r['rep'] for r in rows) + 1
+    out += ['A paddr kdamond over the biggest System RAM range with '
+            'min_nr_regions = max_nr_regions = N and a `stat` scheme; %d '
+            'sysfs `commit`s of unchanged parameters per size, each '
+            'profiled alone.  "commit" = instructions in damon_commit_ctx() '
+            '(icount: 1 ns of guest time per instruction; ftrace function '
+            'profiler with graph time, callees included), median [min-max]. '
+            ' "allocated" = damon_new_region() calls during the commit '
+            'times the slab object size of struct damon_region: memory '
+            'the commit allocates and frees before it returns (plus one '
+            '16-byte range per run of adjacent regions).  "write" = the '
+            'writer\'s guest time for the write(2), which also waits for '
+            'the aggregation interval in progress to end (sampling 50 ms, '
+            'aggregation 100 ms, stretched by N regions\' sampling).  Stock '
+            'builds the parameter context inside kdamond, outside '
+            'damon_commit_ctx(); the series builds it in the writer.'
+            % reps, '',
+            '| regions | stock commit k instr | series commit k instr | '
+            'series / stock | series allocated | stock write s | series '
+            'write s |', '|---|---|---|---|---|---|---|']
+    sizes = sorted({r['regions'] for r in rows})
+    for n in sizes:
+        st = [r for r in rows if r['regions'] == n and r['kernel'] == 'stock']
+        se = [r for r in rows if r['regions'] == n and r['kernel'] == 'series']
+
+        def cell(rs, key, div):
+            v = [r[key] / div for r in rs]
+            if not v:
+                return '-'
+            return '%.1f [%.1f-%.1f]' % (statistics.median(v), min(v),
+                                         max(v))
+        ratio = '-'
+        if st and se:
+            # commit i of one kernel with commit i of the other
+            by_rep = {r['rep']: r['commit_ns'] for r in st}
+            v = [r['commit_ns'] / by_rep[r['rep']] for r in se
+                 if r['rep'] in by_rep and by_rep[r['rep']]]
+            if v:
+                ratio = '%.1f [%.1f-%.1f]' % (statistics.median(v), min(v),
+                                              max(v))
+        alloc = '-'
+        if se and se[0].get('region_object_size'):
+            b = [r['regions_allocated'] * r['region_object_size'] for r in se]
+            alloc = '%.1f MiB (%d regions of %d B)' % (
+                statistics.median(b) / 2**20,
+                statistics.median([r['regions_allocated'] for r in se]),
+                se[0]['region_object_size'])
+        out.append('| %d | %s | %s | %s | %s | %s | %s |' % (
+            n, cell(st, 'commit_ns', 1e3), cell(se, 'commit_ns', 1e3), ratio,
+            alloc, cell(st, 'write_s', 1), cell(se, 'write_s', 1)))
+    return out
+
+
 def accuracy(rows):
     out = header('Accuracy: estimated bytes vs page-level truth')
     out += ['Relative error |estimate - truth| / truth of the mean estimate '
@@ -235,7 +298,7 @@ def main():
     rows = [json.loads(line) for line in open(path) if line.startswith('{')]
     if not rows:
         sys.exit('no result in %s' % path)
-    lines = {'overhead': overhead, 'size': size,
+    lines = {'overhead': overhead, 'size': size, 'commit': commit,
              'accuracy': accuracy}[kind](rows)
     text = '\n'.join(lines) + '\n'
     resdir = os.path.join(REPO, 'bench', 'results')
