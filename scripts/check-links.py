@@ -3,10 +3,11 @@
 
 Check that every relative link of the Markdown files under ROOT (default:
 the repository; build/ and .git/ excluded) names a file or directory that
-exists, e.g. README links to patches/NNNN-*.patch after a renumbering.
-Absolute URLs and pure #anchors are not checked.  Prints each dead link
-as FILE:LINE: TARGET and ends with "N passed, N failed" (one check per
-link); exits 1 if any link is dead.
+exists, e.g. README links to patches/NNNN-*.patch after a renumbering, and
+that an #anchor into a Markdown file (or into the same file) names one of
+its headings, as GitHub makes anchors of them.  Absolute URLs are not
+checked.  Prints each dead link as FILE:LINE: TARGET and ends with
+"N passed, N failed" (one check per link); exits 1 if any link is dead.
 """
 import os
 import re
@@ -31,6 +32,29 @@ def links(path):
                 yield nr, m.group(1)
 
 
+def anchors(path):
+    """The anchors GitHub gives the headings of Markdown file path: lower
+    case, punctuation but '-' and '_' dropped, spaces made '-', and '-N'
+    appended to the Nth repetition of an anchor."""
+    seen = {}
+    out = set()
+    in_code = False
+    with open(path, encoding='utf-8') as f:
+        for line in f:
+            if line.lstrip().startswith('```'):
+                in_code = not in_code
+                continue
+            m = None if in_code else re.match(r'^#{1,6}\s+(.*?)\s*#*\s*$', line)
+            if not m:
+                continue
+            text = re.sub(r'\[([^\]]*)\]\([^)]*\)', r'\1', m.group(1))
+            slug = re.sub(r'[^\w\- ]', '', text.lower()).replace(' ', '-')
+            n = seen.get(slug, 0)
+            seen[slug] = n + 1
+            out.add(slug if n == 0 else '%s-%d' % (slug, n))
+    return out
+
+
 def main():
     root = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else
                            os.path.join(os.path.dirname(__file__), '..'))
@@ -42,11 +66,14 @@ def main():
                 continue
             path = os.path.join(d, name)
             for nr, target in links(path):
-                if re.match(r'^[a-z][a-z0-9+.-]*:', target) or target.startswith('#'):
+                if re.match(r'^[a-z][a-z0-9+.-]*:', target):
                     continue
-                file_part = target.split('#', 1)[0]
+                file_part, _, anchor = target.partition('#')
                 dest = os.path.normpath(os.path.join(d, file_part))
-                if os.path.exists(dest):
+                good = os.path.exists(dest)
+                if good and anchor and dest.endswith('.md'):
+                    good = anchor in anchors(dest)
+                if good:
                     ok += 1
                 else:
                     bad += 1
