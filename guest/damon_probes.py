@@ -3,8 +3,8 @@
 
 Drives DAMON through its sysfs interface, whose data probes ABI the
 series' own Documentation patches in patches/ describe:
-Documentation/ABI/testing/sysfs-kernel-mm-damon (patch 21) and
-Documentation/admin-guide/mm/damon/usage.rst (patch 20).  Also reads the
+Documentation/ABI/testing/sysfs-kernel-mm-damon (patch 28) and
+Documentation/admin-guide/mm/damon/usage.rst (patch 27).  Also reads the
 damon:damon_region_aggregated tracepoint, starts the attr-workload helper,
 and computes ground truth from /proc/kpageflags, /proc/kpagecgroup and
 /proc/<pid>/pagemap.  Used by vm-tests/, demo/ and bench/, which run in
@@ -13,6 +13,7 @@ the guest and import it through the PYTHONPATH that guest/init.sh sets.
 
 import contextlib
 import errno
+import math
 import os
 from collections import namedtuple
 import re
@@ -389,6 +390,44 @@ def estimate(window, probe, max_hits):
     """Bytes estimated to have the probe's attributes in one window (a
     list of regions with start, end and hits)."""
     return sum((r.end - r.start) * r.hits[probe] / max_hits for r in window)
+
+
+def region_estimate(size, hits, max_hits):
+    """The bytes of one region estimated to have a probe's attributes in
+    one aggregation window, and the variance of that estimate from the
+    sampling, as a tuple (est, var).
+
+    A region of size S was sampled m = max_hits = aggr_us / sample_us
+    times, each time at a random address, and h of the m sampled pages
+    matched the probe.  For an attribute that does not change during the
+    window h is binomial(m, q), q the fraction of the region's bytes with
+    the attribute, so
+
+        est = S * h / m                     (unbiased: E[est] = S * q)
+        var = S^2 * p * (1 - p) / m,        p = h / m (plug-in for q)
+
+    The regions are sampled independently: the variance of a sum of
+    estimates over regions (a hotness band) is the sum of their
+    variances; the mean of such sums over n windows has variance
+    sum / n^2 (mean_se()).  The standard error is the square root.
+
+    tools/damon-probe-metrics.c computes the same (summarize(): est +=
+    sz * f, var += sz * sz * f * (1 - f) / max_hits, f = hits / max_hits;
+    damon_probe_bytes_stderr is its square root).  Note that the plug-in
+    p gives a variance of 0 for h = 0 and h = m, however few samples that
+    is, and that E[p (1 - p)] = q (1 - q) (m - 1) / m: the variance is
+    slightly low.  It covers the sampling only, not regions whose
+    attribute changes within the window nor hits saturated by the
+    tracepoint's one byte per probe (255)."""
+    p = hits / max_hits
+    return size * p, size * size * p * (1 - p) / max_hits
+
+
+def mean_se(est_sum, var_sum, n):
+    """The mean over n windows of an estimate whose n per-window values
+    sum to est_sum and whose variances sum to var_sum, and its standard
+    error: (est_sum / n, sqrt(var_sum) / n) (see region_estimate())."""
+    return est_sum / n, math.sqrt(var_sum) / n
 
 
 # --- ground truth --------------------------------------------------------

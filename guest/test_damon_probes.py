@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """Host-side self-test of damon_probes' pure functions: the trace line
 parser, the aggregation windows, the tried regions reader (on a fake sysfs
-tree in a temporary directory), the errno names and REPO.  Needs no DAMON
+tree in a temporary directory), the errno names, REPO, and the estimates
+with their standard errors.  Needs no DAMON
 and no guest; from the repo root:
 
     PYTHONPATH=guest python3 -m unittest test_damon_probes
@@ -192,6 +193,47 @@ class Paths(unittest.TestCase):
         self.assertEqual(os.path.basename(here), 'guest')
         self.assertEqual(dp.REPO, os.path.dirname(here))
         self.assertTrue(os.path.isdir(os.path.join(dp.REPO, 'patches')))
+
+
+class StdError(unittest.TestCase):
+    """region_estimate() and mean_se() on cases computed by hand: S h / m
+    and S^2 p (1 - p) / m, p = h / m; a sum over n windows has variance
+    sum / n^2."""
+
+    def test_region(self):
+        # S = 4, h = 5 of m = 20: p = 1/4, est 1, var 16 * 3/16 / 20
+        est, var = dp.region_estimate(4, 5, 20)
+        self.assertAlmostEqual(est, 1.0)
+        self.assertAlmostEqual(var, 0.15)
+        # S = 2, h = 10 of 20: p = 1/2, est 1, var 4 * 1/4 / 20
+        est, var = dp.region_estimate(2, 10, 20)
+        self.assertAlmostEqual(est, 1.0)
+        self.assertAlmostEqual(var, 0.05)
+        # bytes: 4 MiB, 1 hit of 20: est 1/5 MiB, var (4 MiB)^2 19/400 / 20
+        est, var = dp.region_estimate(4 << 20, 1, 20)
+        self.assertEqual(est, (4 << 20) / 20)
+        self.assertAlmostEqual(var / (1 << 40), 16 * 19 / 400 / 20)
+
+    def test_none_and_all(self):
+        # the plug-in p = 0 or 1: no variance, as tools/damon-probe-metrics
+        self.assertEqual(dp.region_estimate(4096, 0, 20), (0.0, 0.0))
+        self.assertEqual(dp.region_estimate(4096, 20, 20), (4096.0, 0.0))
+        self.assertEqual(dp.region_estimate(1 << 30, 7, 7), (1 << 30, 0.0))
+
+    def test_mean_of_windows(self):
+        # window 1: (4, 5 of 20) and (2, 20 of 20): est 1 + 2, var 0.15
+        # window 2: (2, 10 of 20): est 1, var 0.05; mean 2, se sqrt(.2) / 2
+        wins = [[(4, 5), (2, 20)], [(2, 10)]]
+        est = var = 0.0
+        for win in wins:
+            for size, hits in win:
+                e, v = dp.region_estimate(size, hits, 20)
+                est += e
+                var += v
+        mean, se = dp.mean_se(est, var, len(wins))
+        self.assertAlmostEqual(mean, 2.0)
+        self.assertAlmostEqual(se, 0.2 ** 0.5 / 2)
+        self.assertEqual(dp.mean_se(0.0, 0.0, 3), (0.0, 0.0))
 
 
 if __name__ == '__main__':

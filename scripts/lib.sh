@@ -35,6 +35,10 @@ mkdir -p "$BUILD" && BUILD=$(cd "$BUILD" && pwd)	# absolute: the VM sees host pa
 TREE=$BUILD/linux
 LOGS=$BUILD/logs
 JOBS=${JOBS:-$(nproc)}
+# Debian's own Python, for which the python3-* packages (python3-matplotlib:
+# the demo's picture and its tests) are installed; a python3 that comes
+# first in PATH (pyenv, a virtualenv) does not see them.
+DEB_PYTHON=${DEB_PYTHON:-/usr/bin/python3}
 # The series: *.patch in name order (0000-cover-letter.patch is the cover).
 # Override to test a copy without touching the repo's patches/.
 PATCHES=${PATCHES:-$REPO/patches}
