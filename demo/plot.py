@@ -115,9 +115,7 @@ def title(rec):
          'a sample every %g ms (%d per window), %d probes' % (
              rec.get('ops', 'paddr'), rec['windows'], rec['aggr_us'] / 1e3,
              rec['sample_us'] / 1e3, m, len(rec['probes'])))
-    if rec.get('synthetic'):
-        t = 'SYNTHETIC RECORD (not measured) - ' + t
-    elif rec.get('kernel'):
+    if rec.get('kernel'):
         t += ', kernel ' + rec['kernel']
     return t
 

@@ -14,25 +14,13 @@ for d in (os.path.join(REPO, 'guest'), os.path.join(REPO, 'demo')):
 
 import damon_probes as dp  # noqa: E402
 
-# a record of a real `make run` (build/demo/record.json copied here) is
-# preferred to the synthetic one (make-synthetic-record.py)
-REAL = os.path.join(HERE, 'record.json')
-SYNTHETIC = os.path.join(HERE, 'record-synthetic.json')
-_said = []
+# the record of a real `make run` (build/demo/record.json, copied here)
+RECORD = os.path.join(HERE, 'record.json')
 
 
 def record_path():
-    """The record to test with: record.json if it is there, else the
-    synthetic one; says which on stderr, once."""
-    path = REAL if os.path.exists(REAL) else SYNTHETIC
-    if not _said:
-        print('\n# demo tests use %s (%s)' % (
-            os.path.relpath(path, REPO),
-            'real' if path == REAL
-            else 'SYNTHETIC: no demo/tests/record.json'),
-            file=sys.stderr)
-        _said.append(path)
-    return path
+    """The record to test with."""
+    return RECORD
 
 
 def load_record():

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """Host-side tests of demo/plot.py: it renders the recorded record
-(record.json of a real `make run` if present, else the synthetic one) into
+(record.json, of a real `make run`) into
 a valid PNG of a sensible size, its figure has the heatmap, the colorbar
 and the bars with the bands' and probes' labels, the bars and error bars
 are the estimates and +-2 standard errors computed here by hand, and the
