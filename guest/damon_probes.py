@@ -234,6 +234,40 @@ def stop():
         state('off')
 
 
+def commit_in_child(timeout):
+    """Write 'commit' to kdamond 0's state in a child process, so that a
+    write that does not return cannot hang the test: ('ok' or the errno
+    name, seconds), or (None, seconds) if it did not return within timeout
+    seconds, after which kdamond 0 is turned off to end the write."""
+    t0 = time.time()
+    proc = subprocess.Popen(
+        [sys.executable, '-c', 'import os, sys, errno\n'
+         'try:\n'
+         '    fd = os.open(sys.argv[1], os.O_WRONLY)\n'
+         '    os.write(fd, b"commit")\n'
+         '    print("ok")\n'
+         'except OSError as e:\n'
+         '    print(errno.errorcode.get(e.errno, e.errno))\n',
+         KD + '/state'], stdout=subprocess.PIPE, text=True)
+    try:
+        out, _ = proc.communicate(timeout=timeout)
+        return out.strip(), time.time() - t0
+    except subprocess.TimeoutExpired:
+        stop()
+        proc.communicate()
+        return None, time.time() - t0
+
+
+def free_mem_rate():
+    """MemFree / MemTotal in per thousand: DAMOS watermarks' free_mem_rate
+    metric."""
+    info = {}
+    for line in open('/proc/meminfo'):
+        k, v = line.split(':')
+        info[k] = int(v.split()[0])
+    return info['MemFree'] * 1000 // info['MemTotal']
+
+
 def cleanup():
     """Stop and remove the kdamond directories, for the next test."""
     stop()

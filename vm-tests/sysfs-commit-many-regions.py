@@ -11,8 +11,6 @@ more than 262,144, a commit that lowers min_nr_regions to 10 must
 succeed, and the kdamond must go on aggregating: the scheme tries regions
 again after the commit.
 """
-import subprocess
-import sys
 import time
 
 import damon_probes as dp
@@ -29,28 +27,6 @@ ATTRS = dp.CTX + '/monitoring_attrs/nr_regions'
 def nr_tried():
     dp.state('update_schemes_stats')
     return int(dp.read(SCHEME + '/stats/nr_tried'))
-
-
-def commit():
-    """'commit' in a child process: ('ok' or the errno name, seconds), or
-    (None, seconds) if it did not return within COMMIT_S."""
-    t0 = time.time()
-    proc = subprocess.Popen(
-        [sys.executable, '-c', 'import os, sys, errno\n'
-         'try:\n'
-         '    fd = os.open(sys.argv[1], os.O_WRONLY)\n'
-         '    os.write(fd, b"commit")\n'
-         '    print("ok")\n'
-         'except OSError as e:\n'
-         '    print(errno.errorcode.get(e.errno, e.errno))\n',
-         dp.KD + '/state'], stdout=subprocess.PIPE, text=True)
-    try:
-        out, _ = proc.communicate(timeout=COMMIT_S)
-        return out.strip(), time.time() - t0
-    except subprocess.TimeoutExpired:
-        dp.stop()
-        proc.communicate()
-        return None, time.time() - t0
 
 
 def test():
@@ -73,7 +49,7 @@ def test():
              'first application, want more than %d' % (tried,
                                                         KMALLOC_RANGES))
     dp.write(ATTRS + '/min', 10)
-    answer, secs = commit()
+    answer, secs = dp.commit_in_child(COMMIT_S)
     dp.log('commit lowering min_nr_regions to 10 at %d regions answered %s '
            'after %.1f s' % (tried, answer, secs))
     dp.check(answer == 'ok', 'the commit at %d regions answered %s, want '

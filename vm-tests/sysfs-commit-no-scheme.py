@@ -11,9 +11,6 @@ windows must be traced again within RESUME_S.  A kernel that keeps
 waiting for the watermarks of the schemes it had (the wait time is not
 recomputed once the scheme list is empty) traces nothing until 'off'.
 """
-import os
-import subprocess
-import sys
 import time
 
 import damon_probes as dp
@@ -25,15 +22,6 @@ COMMIT_S = 5.0
 RESUME_S = 3.0
 WMARKS = dp.CTX + '/schemes/0/watermarks'
 EVENT = dp.TRACING + '/events/damon/damon_aggregated'
-
-
-def free_rate():
-    """MemFree / MemTotal in per thousand, the free_mem_rate metric."""
-    info = {}
-    for line in open('/proc/meminfo'):
-        k, v = line.split(':')
-        info[k] = int(v.split()[0])
-    return info['MemFree'] * 1000 // info['MemTotal']
 
 
 def trace_on():
@@ -54,29 +42,8 @@ def trace_off():
     dp.write(dp.TRACING + '/trace', '')
 
 
-def commit():
-    """Write 'commit' in a child, so that a stuck write cannot hang the
-    test: returns 'ok', the errno name, or None if it did not return."""
-    proc = subprocess.Popen(
-        [sys.executable, '-c', 'import os, sys, errno\n'
-         'try:\n'
-         '    fd = os.open(sys.argv[1], os.O_WRONLY)\n'
-         '    os.write(fd, b"commit")\n'
-         '    print("ok")\n'
-         'except OSError as e:\n'
-         '    print(errno.errorcode.get(e.errno, e.errno))\n',
-         dp.KD + '/state'], stdout=subprocess.PIPE, text=True)
-    try:
-        out, _ = proc.communicate(timeout=COMMIT_S)
-        return out.strip()
-    except subprocess.TimeoutExpired:
-        dp.stop()
-        proc.communicate()
-        return None
-
-
 def test():
-    rate = free_rate()
+    rate = dp.free_mem_rate()
     dp.check(rate > HIGH_DROP + 2, 'free memory rate %d per thousand: too '
              'little free memory for the test' % rate)
     dp.setup('paddr', sample_us=SAMPLE_US, aggr_us=AGGR_US)
@@ -99,7 +66,7 @@ def test():
                  'context: %d windows traced' % before)
         dp.write(dp.CTX + '/schemes/nr_schemes', 0)
         t0 = time.time()
-        answer = commit()
+        answer, _ = dp.commit_in_child(COMMIT_S)
         dp.log('commit removing the only scheme answered %s after %.2f s'
                % (answer, time.time() - t0))
         dp.check(answer == 'ok', 'the commit answered %s, want ok' % answer)

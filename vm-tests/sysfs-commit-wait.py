@@ -116,15 +116,6 @@ def release(proc, tag, errors):
         proc.kill()
 
 
-def free_rate():
-    """MemFree / MemTotal in per thousand, the free_mem_rate metric."""
-    info = {}
-    for line in open('/proc/meminfo'):
-        k, v = line.split(':')
-        info[k] = int(v.split()[0])
-    return info['MemFree'] * 1000 // info['MemTotal']
-
-
 def trace_read():
     with open(dp.TRACING + '/trace') as f:
         return f.read()
@@ -157,7 +148,7 @@ def wait_windows(nr):
 
 
 def deactivated_round(rnd, errors):
-    rate = free_rate()
+    rate = dp.free_mem_rate()
     dp.setup('paddr', sample_us=SAMPLE_US, aggr_us=AGGR_US, probes=ALL)
     dp.write(WMARKS + '/metric', 'free_mem_rate')
     dp.write(WMARKS + '/interval_us', SAMPLE_US)
@@ -172,7 +163,7 @@ def deactivated_round(rnd, errors):
     try:
         wait_stable()
         dp.log('round %d: free rate %d -> %d per thousand, deactivated' %
-               (rnd, rate, free_rate()))
+               (rnd, rate, dp.free_mem_rate()))
         dp.write(WMARKS + '/metric', 'none')
         dp.write(dp.CTX + '/monitoring_attrs/nr_regions/min', MIN_NR)
         t0 = time.time()
