@@ -39,7 +39,7 @@ PROBE_DEFS = {
         'hugepage_size', sz=(2 * dp.MIB, 2 * dp.MIB))]}),
 }
 TRUTH_KEY = {'anon': 'anon', 'memcg': 'memcg', 'thp': 'thp'}
-BANDS = ['hot', 'warm', 'cold', 'all']
+BANDS = dp.BANDS
 RECORD_PREFIX = 'DEMO-RECORD '
 
 
@@ -84,35 +84,21 @@ def summarize(windows, truths, probes=None, max_hits=None):
     """Per band (BANDS) the mean number of regions and bytes per window,
     and per probe the mean estimate over the windows with its standard
     error and the mean truth: {band: {'regions', 'total', 'est': [..],
-    'se': [..], 'truth': [..]}}, in bytes.  truths are kpage_scan()'s
-    dicts, one per region of every window in order."""
+    'se': [..], 'truth': [..]}}, in bytes (damon_probes.band_summary()).
+    truths are kpage_scan()'s dicts, one per region of every window in
+    order."""
     probes = PROBES if probes is None else probes
     max_hits = MAX_HITS if max_hits is None else max_hits
-    acc = {b: {'regions': 0, 'total': 0.0, 'est': [0.0] * len(probes),
-               'var': [0.0] * len(probes), 'truth': [0.0] * len(probes)}
-           for b in BANDS}
-    truths = iter(truths)
-    for win in windows:
-        for r in win:
-            truth = next(truths)
-            for b in (dp.band_of(r.nr_accesses, max_hits), 'all'):
-                a = acc[b]
-                a['regions'] += 1
-                a['total'] += r.end - r.start
-                for i, p in enumerate(probes):
-                    est, var = dp.region_estimate(r.end - r.start,
-                                                  r.hits[i], max_hits)
-                    a['est'][i] += est
-                    a['var'][i] += var
-                    a['truth'][i] += truth[TRUTH_KEY[p]]
-    n = len(windows)
-    out = {}
-    for b, a in acc.items():
-        ests = [dp.mean_se(e, v, n) for e, v in zip(a['est'], a['var'])]
-        out[b] = {'regions': a['regions'] / n, 'total': a['total'] / n,
-                  'est': [e for e, _ in ests], 'se': [s for _, s in ests],
-                  'truth': [t / n for t in a['truth']]}
-    return out
+    regions = (r for win in windows for r in win)
+    summ = dp.band_summary(((r.end - r.start, r.nr_accesses, r.hits,
+                             [t[TRUTH_KEY[p]] for p in probes])
+                            for r, t in zip(regions, truths)),
+                           max_hits, len(windows), len(probes))
+    return {b: {'regions': a['regions'], 'total': a['total'],
+                'est': [e for e, _, _ in a['probes']],
+                'se': [se for _, se, _ in a['probes']],
+                'truth': [t for _, _, t in a['probes']]}
+            for b, a in summ.items()}
 
 
 def fmt_z(est, truth, se):

@@ -35,7 +35,7 @@ import damon_probes as dp  # noqa: E402
 
 RECORD_PREFIX = 'DEMO-RECORD '
 FORMAT = 'damon-attr-demo-record 1'
-BANDS = ['hot', 'warm', 'cold', 'all']
+BANDS = dp.BANDS
 GIB = 1 << 30
 ROWS = 1024          # heatmap rows over the monitored address range
 
@@ -69,22 +69,14 @@ def load(path):
 
 def summarize(rec):
     """Per band (BANDS), per probe: (mean estimate, its standard error,
-    mean truth) in bytes over the record's windows, as attr-demo.py's
-    table has them."""
-    m, n = rec['max_hits'], rec['windows']
-    nprobes = len(rec['probes'])
-    acc = {b: [[0.0, 0.0, 0.0] for _ in range(nprobes)] for b in BANDS}
-    for win in rec['regions']:
-        for start, end, nr_accesses, hits, truth in win:
-            for b in (dp.band_of(nr_accesses, m), 'all'):
-                for i in range(nprobes):
-                    est, var = dp.region_estimate(end - start, hits[i], m)
-                    a = acc[b][i]
-                    a[0] += est
-                    a[1] += var
-                    a[2] += truth[i]
-    return {b: [dp.mean_se(e, v, n) + (t / n,) for e, v, t in acc[b]]
-            for b in BANDS}
+    mean truth) in bytes over the record's windows: damon_probes'
+    band_summary(), as attr-demo.py's table has them."""
+    summ = dp.band_summary(((end - start, nr_accesses, hits, truth)
+                            for win in rec['regions']
+                            for start, end, nr_accesses, hits, truth in win),
+                           rec['max_hits'], rec['windows'],
+                           len(rec['probes']))
+    return {b: summ[b]['probes'] for b in BANDS}
 
 
 def heat_grid(rec, rows=ROWS):

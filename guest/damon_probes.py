@@ -464,6 +464,37 @@ def mean_se(est_sum, var_sum, n):
     return est_sum / n, math.sqrt(var_sum) / n
 
 
+BANDS = ['hot', 'warm', 'cold', 'all']
+
+
+def band_summary(regions, max_hits, nr_windows, nr_probes):
+    """Per hotness band (BANDS: band_of()'s and 'all') the mean number of
+    regions and bytes per window, and per probe (mean estimate, its
+    standard error, mean truth) in bytes over nr_windows windows, from
+    regions, the (size, nr_accesses, hits, truths) of every region of every
+    window: {band: {'regions', 'total', 'probes': [(est, se, truth)]}}.
+    region_estimate() and mean_se() give the estimates and their errors."""
+    acc = {b: {'regions': 0, 'total': 0,
+               'probes': [[0.0, 0.0, 0.0] for _ in range(nr_probes)]}
+           for b in BANDS}
+    for size, nr_accesses, hits, truths in regions:
+        for b in (band_of(nr_accesses, max_hits), 'all'):
+            a = acc[b]
+            a['regions'] += 1
+            a['total'] += size
+            for i in range(nr_probes):
+                est, var = region_estimate(size, hits[i], max_hits)
+                sums = a['probes'][i]
+                sums[0] += est
+                sums[1] += var
+                sums[2] += truths[i]
+    return {b: {'regions': a['regions'] / nr_windows,
+                'total': a['total'] / nr_windows,
+                'probes': [mean_se(e, v, nr_windows) + (t / nr_windows,)
+                           for e, v, t in a['probes']]}
+            for b, a in acc.items()}
+
+
 # --- ground truth --------------------------------------------------------
 
 KPAGE_SCAN = os.environ.get('KPAGE_SCAN',

@@ -9,6 +9,7 @@ its headings, as GitHub makes anchors of them.  Absolute URLs are not
 checked.  Prints each dead link as FILE:LINE: TARGET and ends with
 "N passed, N failed" (one check per link); exits 1 if any link is dead.
 """
+import functools
 import os
 import re
 import sys
@@ -32,6 +33,7 @@ def links(path):
                 yield nr, m.group(1)
 
 
+@functools.lru_cache(maxsize=None)
 def anchors(path):
     """The anchors GitHub gives the headings of Markdown file path: lower
     case, punctuation but '-' and '_' dropped, spaces made '-', and '-N'
