@@ -3,8 +3,10 @@
 """tools/damon-probe-metrics, reading every 0.2 s, while its kdamond changes
 under it: commits that flip probe 0 between "allow anon" and "reject anon",
 off and on, and the kdamond removed (nr_kdamonds 0) and made again.  The
-tool must keep running, publish after every change, and every file it
-publishes must hold one window under the probes its labels name:
+tool must keep running, publish after every change (the test waits for
+a file under the new probes before the next change, up to WAIT_S: a read
+takes ~0.3 s on the normal kernel, ~4 s on the debug one), and every file
+it publishes must hold one window under the probes its labels name:
 
   - probe 1 is always "allow anon": with probe 0 "allow anon" too, both
     count the same samples, so their estimates are equal (to the byte);
@@ -31,6 +33,7 @@ import promstack
 SAMPLE_US, AGGR_US = 5000, 100000
 ROUNDS = 4
 SLACK = 0.10
+WAIT_S = 120
 OUT_DIR = '/tmp/metrics-churn'
 OUT = OUT_DIR + '/damon-probes.prom'
 SAMPLE_RE = re.compile(r'^([a-z_]+)(?:\{(.*)\})? (\S+)$')
@@ -63,6 +66,7 @@ class Watcher(threading.Thread):
         self.files = 0
         self.by_label = {}
         self.errors = []
+        self.changed = threading.Condition()
 
     def run(self):
         last = None
@@ -99,7 +103,9 @@ class Watcher(threading.Thread):
             est[p] += v
             label[p] = lab['filters']
         dp.check(label[1] == 'allow anon', 'probe 1 is %r' % label[1])
-        self.by_label[label[0]] = self.by_label.get(label[0], 0) + 1
+        with self.changed:
+            self.by_label[label[0]] = self.by_label.get(label[0], 0) + 1
+            self.changed.notify_all()
         if label[0] == 'allow anon':
             dp.check(abs(est[0] - est[1]) <= 3, 'file %d: probes 0 and 1 '
                      'are both "allow anon" but estimate %d and %d' %
@@ -111,6 +117,14 @@ class Watcher(threading.Thread):
                      (self.files, est[0], est[1], self.want, SLACK * 100))
         else:
             raise dp.Fail('probe 0 is %r' % label[0])
+
+    def wait_for(self, label, seen, what):
+        """Waits for a file past the seen'th with probe 0 named label."""
+        with self.changed:
+            dp.check(self.changed.wait_for(
+                lambda: self.by_label.get(label, 0) > seen, WAIT_S),
+                'no file with probe 0 %r within %d s after %s' %
+                (label, WAIT_S, what))
 
 
 def setup(start, end, first):
@@ -146,9 +160,11 @@ def run():
     watcher.start()
     changes = 0
     try:
-        time.sleep(2)
+        watcher.wait_for('allow anon', 0, 'the start')
         for r in range(ROUNDS):
             for step in ('reject', 'allow', 'off-on', 'remove'):
+                want = 'reject anon' if step == 'reject' else 'allow anon'
+                seen = watcher.by_label.get(want, 0)
                 if step == 'reject':
                     commit_probe0(NOT_ANON)
                 elif step == 'allow':
@@ -164,7 +180,7 @@ def run():
                     time.sleep(0.5)
                     dp.busy_retry(setup, start, end, ANON)
                 changes += 1
-                time.sleep(1.5)
+                watcher.wait_for(want, seen, '%s of round %d' % (step, r))
                 dp.check(tool.poll() is None, 'the tool exited (%s) after '
                          '%s of round %d' % (tool.returncode, step, r))
     finally:
