@@ -4,7 +4,7 @@
 SHELL := /bin/bash
 S := scripts
 
-.PHONY: help setup tree export run build build-debug kunit vm-shell vm-test checkpatch sparse check check-full check-install
+.PHONY: help setup tree export run build build-debug deb kunit vm-shell vm-test checkpatch sparse check check-full check-install
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-13s %s\n", $$1, $$2}'
@@ -29,6 +29,9 @@ build: ## incremental build of the x86_64 guest kernel (build/x86)
 
 build-debug: ## incremental build of the debug guest kernel (build/x86-debug)
 	$(S)/build-guest.sh debug
+
+deb: ## Debian packages in build/deb: the damon-probes tools, and the kernel (Debian's cloud-amd64 config; KCONFIG=<file>)
+	$(S)/build-deb.sh all
 
 kunit: ## DAMON KUnit tests on UML (extra kunit.py args: KUNIT_ARGS=...)
 	$(S)/run-kunit.sh $(KUNIT_ARGS)

@@ -9,6 +9,7 @@
 #                                          Debian 12 root (debootstrap)
 #   python      scripts/check-python.sh    unit tests of guest/damon_probes.py
 #   tools       scripts/check-tools.sh     unit tests of tools/ (damon-probe-metrics)
+#   deb         scripts/build-deb.sh tools  the damon-probes package, lintian-clean
 #   links       scripts/check-links.py     relative links of the Markdown files resolve
 #   series      scripts/check-series.sh    every patch applies; x86 guest builds after each
 #   checkpatch  scripts/check-checkpatch.sh  --strict: 0 errors/warnings (CHECKs justified)
@@ -78,6 +79,7 @@ stage base       "$S/setup-base.sh"
 stage install    "$S/check-install.sh"
 stage python     "$S/check-python.sh"
 stage tools      "$S/check-tools.sh"
+stage deb        "$S/build-deb.sh" tools
 stage links      "$S/check-links.py"
 stage series     "$S/check-series.sh"
 stage checkpatch "$S/check-checkpatch.sh"
