@@ -4,7 +4,7 @@
 SHELL := /bin/bash
 S := scripts
 
-.PHONY: help setup tree export run build build-debug deb kunit vm-shell vm-test checkpatch sparse check check-full check-install
+.PHONY: help setup tree export run build build-debug deb kunit vm-shell vm-test checkpatch sparse check check-full check-install check-boot
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-13s %s\n", $$1, $$2}'
@@ -53,6 +53,9 @@ check: ## the whole test run (CI): deps, damo, base, install, python, series, ch
 
 check-full: ## check + the debug kernel (KASAN/lockdep/kmemleak) running the VM tests
 	$(S)/check.sh --full
+
+check-boot: ## boot the packaged kernel and damon-probes in a Debian 12 disk image under systemd (root; ~7 min)
+	$(S)/check-boot.sh
 
 check-install: ## prove the install path from a clean Debian 12 root (root; ~5 min)
 	$(S)/check-install.sh

@@ -15,8 +15,9 @@
 #           Config: KCONFIG=<file> (a fleet's own), else Debian's
 #           cloud-amd64 config of the base version, from the
 #           linux-config-6.12 package (apt-get download; the machine's own
-#           apt sources).  KFLAVOUR=guest builds configs/guest.config plus
-#           configs/boot.config instead (the boot test's small kernel).
+#           apt sources).  KFLAVOUR=guest packages the VM tests' kernel
+#           ($BUILD/x86, configs/guest.config, which can boot systemd from
+#           a virtio disk) instead: the boot test's, built in a minute.
 #           Debian's signing keys and BTF/debug info are turned off (no key
 #           material in the source package, no pahole, 2-core build time).
 set -eu
@@ -67,11 +68,16 @@ build_kernel() {
 	[ "$(git -C "$TREE" rev-parse HEAD)" = "$(git -C "$TREE" rev-parse series)" ] &&
 		git -C "$TREE" diff --quiet HEAD ||
 		die "$TREE is not clean at branch series (scripts/tree.sh makes it)"
-	mkdir -p "$obj"
 	if [ "$flavour" = guest ]; then
-		kconfig_build "$TREE" "$obj" x86_64 "$REPO/configs/guest.config" "$REPO/configs/boot.config" >"$log" 2>&1 ||
-			die "configuring the guest flavour (log: $log)"
+		# the VM tests' kernel, packaged: a copy of its build dir (make
+		# then only relinks for the local version)
+		"$REPO/scripts/build-guest.sh" >"$log" 2>&1 ||
+			{ tail -20 "$log" >&2; die "building the guest kernel (log: $log)"; }
+		rm -rf "$obj"
+		cp -a "$BUILD/x86" "$obj"
+		rm -rf "$obj/debian"
 	else
+		mkdir -p "$obj"
 		cfg=${KCONFIG:-$(debian_config)}
 		cp "$cfg" "$obj/.config"
 		"$TREE/scripts/config" --file "$obj/.config" \
@@ -79,15 +85,16 @@ build_kernel() {
 			-d MODULE_SIG_ALL -d DEBUG_INFO_BTF -d DEBUG_INFO_DWARF5 \
 			-d DEBUG_INFO_DWARF_TOOLCHAIN_DEFAULT -e DEBUG_INFO_NONE \
 			-e DAMON -e DAMON_PADDR -e DAMON_VADDR -e DAMON_SYSFS
-		make -C "$TREE" O="$obj" olddefconfig >"$log" 2>&1 ||
+		make -C "$TREE" O="$obj" ARCH=x86_64 olddefconfig >"$log" 2>&1 ||
 			die "make olddefconfig (log: $log)"
 	fi
 	for o in DAMON DAMON_PADDR DAMON_VADDR DAMON_SYSFS; do
 		grep -qx "CONFIG_$o=y" "$obj/.config" || die "CONFIG_$o is not y in $obj/.config"
 	done
 	rel=${LOCALVERSION-+damonprobes1}
+	rm -f "$DEB"/linux-*"$rel"[_-]* "$DEB"/linux-damonprobes_*
 	say "building the $flavour kernel packages (bindeb-pkg -j$JOBS; log: $log)"
-	make -C "$TREE" O="$obj" -j"$JOBS" "$(make_cc)" LOCALVERSION="$rel" \
+	make -C "$TREE" O="$obj" ARCH=x86_64 -j"$JOBS" "$(make_cc)" LOCALVERSION="$rel" \
 		KDEB_SOURCENAME=linux-damonprobes bindeb-pkg >>"$log" 2>&1 ||
 		{ tail -30 "$log" >&2; die "make bindeb-pkg (log: $log)"; }
 	say "$flavour kernel packages built in $(since "$t")s:"

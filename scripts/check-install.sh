@@ -29,14 +29,10 @@
 # inspection until the next run, which removes them first.  Step logs:
 # $LOGS/check-install-<step>.log; the steps' own: $BUILD/cleanroot/build/logs/.
 #
-# Cache (never needed, only faster): the pristine debootstrap result is kept
-# as $BUILD/cleanroot/pristine-<key>.tar, <key> a hash of the suite, the
-# URI, the architecture, the debootstrap arguments and debootstrap's version;
-# it is rebuilt when one of them changes or it cannot be unpacked.  Every run
-# starts from a fresh copy of it, so a previous run's installs never hide a
-# missing step.  The .deb files apt downloads are kept in
-# $BUILD/cleanroot/apt-archives (apt checks each against the fresh package
-# lists; installing still takes the same steps).  FRESH=1 drops both caches.
+# Cache (never needed, only faster): the pristine debootstrap result and
+# apt's downloads, kept by scripts/lib-root.sh (FRESH=1 drops both).  Every
+# run starts from a fresh copy, so a previous run's installs never hide a
+# missing step.
 #
 # Ends with each step's wall time and "N passed, N failed" (one per step run);
 # on a failure it names the step and the command that failed, lists the steps
@@ -45,119 +41,29 @@ set -u
 user_jobs=${JOBS:-}
 . "$(dirname "$0")/lib.sh"
 
-SUITE=bookworm
-CR=$BUILD/cleanroot
+. "$(dirname "$0")/lib-root.sh"
 root=$CR/root
 cbuild=$CR/build
-debs=$CR/apt-archives
-[ "$(id -u)" = 0 ] || die "check-install.sh needs root (debootstrap, chroot, mount)"
-command -v debootstrap >/dev/null || die "debootstrap is not installed: run scripts/setup-deps.sh"
-uri=$(debian_uri)
-[ -n "$uri" ] || die "no Debian archive URI in this machine's apt sources: cannot debootstrap"
-arch=$(dpkg --print-architecture)
-db_args=(--variant=minbase --arch="$arch" "$SUITE")
-key=$(printf '%s\n' "$uri" "${db_args[@]}" "$(debootstrap --version)" | md5sum | cut -c1-16)
-pristine=$CR/pristine-$key.tar
-mkdir -p "$CR"
-if [ "${FRESH:-0}" = 1 ]; then
-	rm -rf "$CR"/pristine-*.tar "$debs"
-fi
-mkdir -p "$debs"
+root_prereq
+uri=$root_uri db_args=("${root_db_args[@]}")
 
-# Mount points under <dir> (from this mount namespace's table), outermost first.
-mounts_under() {
-	awk -v p="$1/" 'index($5 "/", p) == 1 { print $5 }' /proc/self/mountinfo
-}
-# Remove a root or build dir of an earlier run: never while anything is
-# mounted below it (rm would reach /dev or the repo), never across filesystems.
-wipe() {
-	local m
-	m=$(mounts_under "$1")
-	[ -z "$m" ] || die "still mounted under $1 (unmount first):" $m
-	rm -rf --one-file-system "$1"
-}
-# The processes whose root is in the root (all started by this run).
-in_root_pids() {
-	local p r
-	for p in /proc/[0-9]*; do
-		r=$(readlink "$p/root" 2>/dev/null) || continue
-		case $r in "$root" | "$root"/*) echo "${p#/proc/}" ;; esac
-	done
-}
-cleanup() {
-	local p m i
-	[ -d "$root" ] || return 0
-	for i in 1 2 3 4 5 6 7 8 9 10; do
-		p=$(in_root_pids)
-		[ -n "$p" ] || break
-		# shellcheck disable=SC2086
-		kill -KILL $p 2>/dev/null || true
-		sleep 0.5
-	done
-	for m in $(mounts_under "$root" | tac); do
-		umount "$m" 2>/dev/null || umount -l "$m" || say "WARNING: cannot unmount $m"
-	done
-}
+cleanup() { root_release "$root"; }
 trap cleanup EXIT
 
-# The host's apt source files that hold its Debian entries (the archive URI
-# or Debian's keyring), and the keyring files they name.
-debian_source_files() {
-	local f
-	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources; do
-		[ -f "$f" ] || continue
-		if grep -qF -e "$uri" -e debian-archive-keyring "$f"; then echo "$f"; fi
-	done
-}
-keyrings_named() {
-	sed -nE 's/.*(Signed-By:[[:space:]]*|signed-by=)(\/[^][:space:]]+).*/\2/p' "$@" | sort -u
-}
-
-# Step "root": a fresh copy of the pristine root, set up and mounted.
+# Step "root": a fresh copy of the pristine root (lib-root.sh), with the
+# repo read-only at /repo and the build dir at /build.
 make_root() {
-	local f files t
+	local t
 	t=$(date +%s)
 	if [ -e "$root" ] || [ -e "$cbuild" ]; then
 		wipe "$root"; wipe "$cbuild"
 		echo "removed the previous run's root and build dir in $(since "$t")s"
 	fi
-	if [ -s "$pristine" ] && mkdir -p "$root" && tar -C "$root" --numeric-owner -xpf "$pristine"; then
-		echo "unpacked the cached pristine root ${pristine##*/}"
-	else
-		[ ! -e "$pristine" ] || { say "the cached root does not unpack: rebuilding it"; wipe "$root"; }
-		rm -f "$CR"/pristine-*.tar
-		echo "debootstrap ${db_args[*]} $root $uri"
-		t=$(date +%s)
-		if ! debootstrap "${db_args[@]}" "$root" "$uri" >"$LOGS/check-install-debootstrap.log" 2>&1; then
-			tail -20 "$LOGS/check-install-debootstrap.log"
-			die "debootstrap (log: $LOGS/check-install-debootstrap.log)"
-		fi
-		echo "debootstrap took $(since "$t")s; caching it as ${pristine##*/}"
-		tar -C "$root" --numeric-owner -cf "$pristine.part" . && mv "$pristine.part" "$pristine"
-	fi
-	# apt sources: the host's Debian ones, not debootstrap's one-line list
-	files=$(debian_source_files)
-	[ -n "$files" ] || die "no host apt source file holds the Debian entries"
-	rm -f "$root"/etc/apt/sources.list "$root"/etc/apt/sources.list.d/*
-	for f in $files $(keyrings_named $files); do
-		[ -f "$f" ] || die "$f (named by the host's apt sources) is missing"
-		mkdir -p "$root/${f%/*}"
-		cp -L "$f" "$root/$f"
-		echo "copied the host's $f"
-	done
-	cp -L /etc/resolv.conf "$root/etc/resolv.conf"
-	# no daemon of an installed package starts inside the chroot
-	printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d"
-	chmod +x "$root/usr/sbin/policy-rc.d"
+	root_fresh "$root"
 	mkdir -p "$root/repo" "$root/build" "$cbuild"
-	mount -t proc proc "$root/proc"
-	mount -t sysfs sysfs "$root/sys"
-	mount --bind /dev "$root/dev"
-	mount --bind /dev/pts "$root/dev/pts"
 	mount --bind "$REPO" "$root/repo"
 	mount -o remount,bind,ro "$root/repo"
 	mount --bind "$cbuild" "$root/build"
-	mount --bind "$debs" "$root/var/cache/apt/archives"
 	findmnt -n -o OPTIONS --mountpoint "$root/repo" | grep -E '(^|,)ro(,|$)' >/dev/null ||
 		die "$root/repo is not mounted read-only"
 	echo "/repo = $REPO (read-only), /build = $cbuild"

@@ -20,6 +20,9 @@
 #   configs     scripts/check-configs.sh   mm/damon/ builds warning-free with MEMCG=n,
 #                                          THP=n, DAMON_PADDR=n and for i386
 #   vm          scripts/check-vm.sh        DAMON kselftests + vm-tests/ in QEMU
+#   boot        scripts/check-boot.sh      the guest kernel and damon-probes as
+#                                          Debian packages in a Debian 12 disk
+#                                          image booted with systemd as PID 1
 # --full adds:
 #   debug-build scripts/build-guest.sh debug  (KASAN, lockdep, kmemleak, ...)
 #   debug-vm    scripts/check-vm.sh debug     the VM tests on that kernel
@@ -89,6 +92,7 @@ stage kunit-nosysfs "$S/run-kunit.sh" no-sysfs
 stage kunit-i386 "$S/run-kunit.sh" i386
 stage configs    "$S/check-configs.sh"
 stage vm         "$S/check-vm.sh"
+stage boot       "$S/check-boot.sh"
 if [ -n "$full" ]; then
 	stage debug-build "$S/build-guest.sh" debug
 	stage debug-vm    "$S/check-vm.sh" debug
