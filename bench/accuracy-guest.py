@@ -1,94 +1,285 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Guest side of bench/accuracy.sh: relative error of the estimated bytes
-after 1, 5, 10 and 50 aggregation windows, against page-level truth, for:
+"""Guest side of bench/accuracy.sh: are the standard errors calibrated?
 
-  paddr-anon     anonymous memory in the physical address space
-  paddr-memcg    memory of a child memcg in the physical address space
-  vaddr-anon     a process's anonymous memory (vaddr)
-  vaddr-thp      its 2 MiB THP-backed memory (hugepage_size filter)
-  vaddr-interleaved  anonymous pages interleaved with tmpfs pages at 4 KiB
-                 granularity inside one mapping (the hard case for sampling)
+For NWIN aggregation windows (damon_region_aggregated tracepoint) of a
+static workload, every probe's estimate of every window is compared with
+the page-level truth of the same regions (/proc/kpageflags,
+/proc/kpagecgroup, /proc/<pid>/pagemap, read once: the workload does not
+change), over all regions ('all') and per hotness band:
+z = (estimate - truth) / standard error.  Cases:
 
-Prints one JSON object per case.
+  paddr  the biggest System RAM range; root cgroup: 160 MiB anonymous,
+         128 MiB tmpfs file, 64 MiB THP; child memcg: 96 MiB anonymous,
+         32 MiB THP.  Probes: anon, file (reject anon: LRU pages that are
+         not anonymous), memcg, 2 MiB THP
+  vaddr  one process: 128 MiB anonymous, 64 MiB THP, 96 MiB tmpfs file,
+         in a child memcg; the same four probes
+  vaddr-idle  one process: 16 MiB hot (written over and over), 112 MiB
+         cold anonymous; probes "accessed" (set_pgidle prep, allow
+         pgidle_unset) and "idle" (set_pgidle prep, allow pgidle_set), with
+         20 ms samples and 400 ms windows (the hot loop revisits every page
+         well within a sample interval)
+
+The standard error of one region's estimate S * h / m (h hits of m
+samples) is computed three ways (damon_probes.region_estimate()):
+'plugin' S^2 p (1-p) / m with p = h/m, 'unbiased' the same over m - 1,
+'shrunk' p = (h + 1/2) / (m + 1) over m.  Prints one JSON line per case,
+probe, band and formula: n windows, mean truth and estimate, mean z, sd
+of z, coverage (|z| <= 2), the number of infinite z (se 0, estimate off),
+and the mean |relative error| of the mean of each 10 consecutive windows.
 """
 import json
+import math
+import os
+import struct
+import sys
 
 import damon_probes as dp
 
-SAMPLE_US, AGGR_US = 5000, 100000
-MAX_HITS = AGGR_US // SAMPLE_US
-WS = [1, 5, 10, 50]
-MEMCG = 'bench'
+NWIN = int(os.environ.get('NWIN', 200))
+FORMULAS = ('plugin', 'unbiased', 'shrunk')
+MEMCG = 'calib'
+KPF_LRU, KPF_ANON, KPF_THP = dp.KPF_LRU, dp.KPF_ANON, dp.KPF_THP
+THP = dp.probe_filter('hugepage_size', sz=(2 * dp.MIB, 2 * dp.MIB))
+PROBES = [('anon', {'filters': [dp.probe_filter('anon')]}),
+          ('file', {'filters': [dp.probe_filter('anon', allow=False)]}),
+          ('memcg', {'filters': [dp.probe_filter('memcg', path='/' + MEMCG)]}),
+          ('thp', {'filters': [THP]})]
+IDLE_PROBES = [('accessed', {'preps': ['set_pgidle'], 'filters': [
+                   dp.probe_filter('pgidle_unset')]}),
+               ('idle', {'preps': ['set_pgidle'], 'filters': [
+                   dp.probe_filter('pgidle_set')]})]
 
 
-def errors(windows, probe, truth):
-    ests = [dp.estimate(w, probe, MAX_HITS) for w in windows]
-    return {str(n): dp.rel_err(sum(ests[:n]) / n, truth) for n in WS
-            if n <= len(ests)}
+def read_u64s(path, first, n):
+    with open(path, 'rb') as f:
+        f.seek(first * 8)
+        data = f.read(n * 8)
+    return struct.unpack('%dQ' % (len(data) // 8), data)
 
 
-def report(case, windows, probe, truth):
-    print(json.dumps({'case': case, 'truth': truth,
-                      'errors': errors(windows, probe, truth)}), flush=True)
+class PhysTruth:
+    """Per-page attributes of every PFN, prefix-summed: bytes of a physical
+    range with an attribute in O(1)."""
+
+    def __init__(self, end_pfn, memcg_ino):
+        flags = read_u64s('/proc/kpageflags', 0, end_pfn)
+        cgs = read_u64s('/proc/kpagecgroup', 0, end_pfn)
+        self.flags, self.cgs, self.ino = flags, cgs, memcg_ino
+
+    def kinds(self, pfn):
+        f = self.flags[pfn] if pfn < len(self.flags) else 0
+        if not f >> KPF_LRU & 1:
+            return ()
+        anon = f >> KPF_ANON & 1
+        k = ['anon' if anon else 'file']
+        if f >> KPF_THP & 1:
+            k.append('thp')
+        if self.ino and self.cgs[pfn] == self.ino:
+            k.append('memcg')
+        return k
+
+
+class Prefix:
+    """Prefix sums over pages [base, base + n) of the attributes that
+    kinds(page index) returns."""
+
+    def __init__(self, names, base, n, kinds):
+        self.base = base
+        self.sums = {k: [0] * (n + 1) for k in names}
+        run = dict.fromkeys(names, 0)
+        for i in range(n):
+            for k in kinds(i):
+                if k in run:
+                    run[k] += 1
+            for k in names:
+                self.sums[k][i + 1] = run[k]
+
+    def bytes(self, name, start, end):
+        """Bytes with the attribute in [start, end) (byte addresses; pages
+        counted whole when they start inside)."""
+        s = self.sums[name]
+        lo = max(0, (start + dp.PAGE - 1) // dp.PAGE - self.base)
+        hi = min(len(s) - 1, max(lo, (end + dp.PAGE - 1) // dp.PAGE -
+                                 self.base))
+        return (s[hi] - s[lo]) * dp.PAGE
+
+
+def memcg_ino(path):
+    return os.stat(path).st_ino
+
+
+def collect(ops, pid, probes, sample_us, aggr_us, regions=None):
+    dp.setup(ops, pid=pid, sample_us=sample_us, aggr_us=aggr_us, min_nr=100,
+             max_nr=1000, probes=[p for _, p in probes], regions=regions)
+    dp.state('on')
+    windows = dp.trace_windows(NWIN, aggr_us, warmup=20,
+                               timeout=NWIN * aggr_us / 1e6 * 30, what=ops)
+    dp.stop()
+    return windows
+
+
+def report(case, names, windows, max_hits, truth_of):
+    """truth_of(name, start, end): bytes of [start, end) with the
+    attribute of probe name."""
+    for pi, name in enumerate(names):
+        # per window and band: est, var per formula, truth
+        per = {b: [] for b in dp.BANDS}
+        for win in windows:
+            acc = {b: [0.0, [0.0] * len(FORMULAS), 0] for b in dp.BANDS}
+            for r in win:
+                size = r.end - r.start
+                t = truth_of(name, r.start, r.end)
+                for b in (dp.band_of(r.nr_accesses, max_hits), 'all'):
+                    a = acc[b]
+                    for fi, form in enumerate(FORMULAS):
+                        est, var = dp.region_estimate(size, r.hits[pi],
+                                                      max_hits, form)
+                        a[1][fi] += var
+                    a[0] += est
+                    a[2] += t
+            for b in dp.BANDS:
+                per[b].append(acc[b])
+        for b in dp.BANDS:
+            rows = per[b]
+            for fi, form in enumerate(FORMULAS):
+                print(json.dumps(summary(case, name, b, form, fi, rows)),
+                      flush=True)
+
+
+def summary(case, name, band, form, fi, rows):
+    zs, infs = [], 0
+    for est, var, truth in rows:
+        se = math.sqrt(var[fi])
+        if se == 0:
+            if est == truth:
+                zs.append(0.0)
+            else:
+                infs += 1
+                zs.append(math.copysign(math.inf, est - truth))
+        else:
+            zs.append((est - truth) / se)
+    finite = [z for z in zs if math.isfinite(z)]
+    mean_z = sum(finite) / len(finite) if finite else 0.0
+    sd_z = (math.sqrt(sum((z - mean_z) ** 2 for z in finite) /
+                      max(1, len(finite) - 1)) if finite else 0.0)
+    blocks = []
+    for i in range(0, len(rows) - 9, 10):
+        e = sum(r[0] for r in rows[i:i + 10]) / 10
+        t = sum(r[2] for r in rows[i:i + 10]) / 10
+        if t > 0:
+            blocks.append(abs(e - t) / t)
+    return {'case': case, 'probe': name, 'band': band, 'formula': form,
+            'n': len(rows), 'truth': sum(r[2] for r in rows) / len(rows),
+            'est': sum(r[0] for r in rows) / len(rows),
+            'mean_z': mean_z, 'sd_z': sd_z,
+            'coverage': sum(1 for z in zs if abs(z) <= 2) / len(zs),
+            'inf': infs,
+            'rel_err10': sum(blocks) / len(blocks) if blocks else None}
 
 
 def paddr():
     memcg_path = dp.make_memcg(MEMCG)
-    wls = [dp.Workload('--anon', 160, '--file', 128),
-           dp.Workload('--anon', 96, cgroup=MEMCG)]
+    wls = [dp.Workload('--anon', 160, '--file', 128, '--thp', 64),
+           dp.Workload('--anon', 96, '--thp', 32, cgroup=MEMCG)]
     try:
-        dp.setup('paddr', sample_us=SAMPLE_US, aggr_us=AGGR_US, min_nr=100,
-                 max_nr=1000, probes=[
-                     {'filters': [dp.probe_filter('anon')]},
-                     {'filters': [dp.probe_filter('memcg',
-                                                  path='/' + MEMCG)]}])
-        dp.state('on')
-        windows = dp.trace_windows(max(WS), AGGR_US)
+        windows = collect('paddr', None, PROBES, 5000, 100000)
         start = min(r.start for r in windows[0])
         end = max(r.end for r in windows[0])
-        truth = dp.kpage_truth(start, end, memcg_path)
-        dp.stop()
+        phys = PhysTruth(end // dp.PAGE + 1, memcg_ino(memcg_path))
+        base = start // dp.PAGE
+        pre = Prefix(['anon', 'file', 'thp', 'memcg'], base,
+                     (end + dp.PAGE - 1) // dp.PAGE - base,
+                     lambda i: phys.kinds(base + i))
     finally:
         for w in wls:
             w.stop()
         dp.remove_memcg(MEMCG)
-    report('paddr-anon', windows, 0, truth['anon'])
-    report('paddr-memcg', windows, 1, truth['memcg'])
+    report('paddr', [n for n, _ in PROBES], windows, 20, pre.bytes)
+
+
+class Spans:
+    """Prefix sums of the virtual pages of every address range the
+    windows' regions cover (merged: vaddr regions span three areas with
+    the gaps between them left out); bytes() as Prefix's."""
+
+    def __init__(self, pid, windows, names, kinds_of):
+        spans = []
+        for start, end in sorted({(r.start, r.end) for w in windows
+                                  for r in w}):
+            if spans and start <= spans[-1][1]:
+                spans[-1][1] = max(spans[-1][1], end)
+            else:
+                spans.append([start, end])
+        self.spans = []
+        for start, end in spans:
+            base = start // dp.PAGE
+            n = (end + dp.PAGE - 1) // dp.PAGE - base
+            ents = dp.pagemap_entries(pid, base * dp.PAGE,
+                                      (base + n) * dp.PAGE)
+
+            def kinds(i, ents=ents, base=base):
+                e = ents[i]
+                if not e >> 63 & 1:
+                    return ()
+                return kinds_of(e & ((1 << 55) - 1), base + i)
+            self.spans.append((start, end, Prefix(names, base, n, kinds)))
+
+    def bytes(self, name, start, end):
+        for s, e, pre in self.spans:
+            if s <= start < e:
+                return pre.bytes(name, start, end)
+        raise dp.Fail('region %x-%x outside the spans' % (start, end))
 
 
 def vaddr():
-    wl = dp.Workload('--anon', 96, '--thp', 64, '--file', 64,
-                     '--interleave', 64)
+    memcg_path = dp.make_memcg(MEMCG)
+    wl = dp.Workload('--anon', 128, '--thp', 64, '--file', 96, cgroup=MEMCG)
     try:
-        dp.setup('vaddr', pid=wl.pid, sample_us=SAMPLE_US, aggr_us=AGGR_US,
-                 min_nr=100, max_nr=1000, probes=[
-                     {'filters': [dp.probe_filter('anon')]},
-                     {'filters': [dp.probe_filter(
-                         'hugepage_size', sz=(2 * dp.MIB, 2 * dp.MIB))]}])
-        dp.state('on')
-        windows = dp.trace_windows(max(WS), AGGR_US)
-        truth = {'anon': 0, 'thp': 0}
-        for r in windows[-1]:
-            t = dp.pagemap_truth(wl.pid, r.start, r.end)
-            truth['anon'] += t['anon']
-            truth['thp'] += t['thp']
-        dp.stop()
-        # the interleaved mapping alone, as its own fvaddr target
-        area = wl.areas['interleave']
-        dp.setup('fvaddr', pid=wl.pid, sample_us=SAMPLE_US, aggr_us=AGGR_US,
-                 min_nr=10, max_nr=1000, regions=[(area.start, area.end)],
-                 probes=[{'filters': [dp.probe_filter('anon')]}])
-        dp.state('on')
-        iwin = dp.trace_windows(max(WS), AGGR_US)
-        itruth = dp.pagemap_truth(wl.pid, area.start, area.end)['anon']
-        dp.stop()
+        windows = collect('vaddr', wl.pid, PROBES, 5000, 100000)
+        phys = PhysTruth(max_pfn(), memcg_ino(memcg_path))
+        pre = Spans(wl.pid, windows, ['anon', 'file', 'thp', 'memcg'],
+                    lambda pfn, vpage: phys.kinds(pfn))
     finally:
         wl.stop()
-    report('vaddr-anon', windows, 0, truth['anon'])
-    report('vaddr-thp', windows, 1, truth['thp'])
-    report('fvaddr-interleaved-anon', iwin, 0, itruth)
+        dp.remove_memcg(MEMCG)
+    report('vaddr', [n for n, _ in PROBES], windows, 20, pre.bytes)
 
 
-paddr()
-vaddr()
+def vaddr_idle():
+    wl = dp.Workload('--anon', 16, '--cold-anon', 112, '--hot')
+    try:
+        windows = collect('vaddr', wl.pid, IDLE_PROBES, 20000, 400000)
+        phys = PhysTruth(max_pfn(), 0)
+        hot = wl.areas['anon']
+
+        def kinds_of(pfn, vpage):
+            if not phys.kinds(pfn):
+                return ()
+            a = vpage * dp.PAGE
+            return ('accessed',) if hot.start <= a < hot.end else ('idle',)
+        pre = Spans(wl.pid, windows, ['accessed', 'idle'], kinds_of)
+    finally:
+        wl.stop()
+    report('vaddr-idle', [n for n, _ in IDLE_PROBES], windows, 20, pre.bytes)
+
+
+def max_pfn():
+    """One past the highest PFN of System RAM."""
+    return max(e for _, e in system_ram()) // dp.PAGE + 1
+
+
+def system_ram():
+    out = []
+    for line in open('/proc/iomem'):
+        if not line.startswith(' ') and line.rstrip().endswith(
+                ': System RAM'):
+            s, e = line.split(' :')[0].split('-')
+            out.append((int(s, 16), int(e, 16) + 1))
+    return out
+
+
+CASES = {'paddr': paddr, 'vaddr': vaddr, 'vaddr-idle': vaddr_idle}
+for c in (sys.argv[1:] or CASES):
+    CASES[c]()

@@ -1,12 +1,16 @@
 #!/bin/bash
-# usage: bench/build-bench.sh series|mainline|stock...
+# usage: bench/build-bench.sh series|emulation|stock|mainline...
 # Build the benchmark kernels, configs/guest.config + configs/bench-prof.config
 # (the ftrace function profiler), in the worktree $BUILD/linux-bench of $TREE
 # with one output directory, $BUILD/x86-bench, so that switching kernels
 # rebuilds only what differs: "series" (tag base + the patches of $PATCHES,
 # applied with git am on a detached HEAD once per set of patches; the commit
-# is kept in $BUILD/x86-bench/series-commit), "mainline" (the series +
-# bench/mainline-approach.diff) and "stock" (tag base).
+# is kept in $BUILD/x86-bench/series-commit), "emulation" (the series +
+# bench/mainline-approach.diff: an emulation of mainline's paddr probe pass
+# on the series, not mainline) and "stock" (tag base).  "mainline" is the
+# real one: Debian's linux-source-7.3 (bench/setup-mainline.sh) with the
+# same fragments (symbols that 7.3 no longer has are left out, LENIENT=1),
+# in $BUILD/x86-mainline.
 # Prints the path of each bzImage ($BUILD/x86-bench/bzImage-<kernel>).
 set -eu
 . "$(dirname "$0")/../scripts/lib.sh"
@@ -30,13 +34,26 @@ series_commit() { # the commit of base + patches/, made once per set of patches
 	echo "$c"
 }
 for k in "$@"; do
+	if [ "$k" = mainline ]; then
+		"$REPO/bench/setup-mainline.sh"
+		mout=$BUILD/x86-mainline
+		LENIENT=1 kconfig_build "$BUILD/mainline" "$mout" x86_64 \
+			"$REPO/configs/guest.config" "$REPO/configs/bench-prof.config"
+		say "building the 'mainline' kernel ($(git -C "$BUILD/mainline" config damon.mainlineversion); log: $log)"
+		TREE=$BUILD/mainline kmake "$mout" -j"$JOBS" bzImage >>"$log" 2>&1 ||
+			{ tail -30 "$log"; die "building 'mainline'"; }
+		cp "$mout/arch/x86/boot/bzImage" "$out/bzImage-mainline"
+		git -C "$BUILD/mainline" rev-parse HEAD >"$out/bzImage-mainline.commit"
+		echo "$out/bzImage-mainline"
+		continue
+	fi
 	git -C "$wt" checkout -q -- mm/damon
 	case $k in
-	series|mainline) git -C "$wt" checkout -q --detach "$(series_commit)" ;;
+	series|emulation) git -C "$wt" checkout -q --detach "$(series_commit)" ;;
 	stock) git -C "$wt" checkout -q --detach "$base" ;;
-	*) die "unknown kernel '$k' (series, mainline, stock)" ;;
+	*) die "unknown kernel '$k' (series, emulation, stock, mainline)" ;;
 	esac
-	[ "$k" != mainline ] || git -C "$wt" apply "$REPO/bench/mainline-approach.diff"
+	[ "$k" != emulation ] || git -C "$wt" apply "$REPO/bench/mainline-approach.diff"
 	kconfig_build "$wt" "$out" x86_64 "$REPO/configs/guest.config" "$REPO/configs/bench-prof.config"
 	say "building the '$k' kernel at $(git -C "$wt" rev-parse --short HEAD) (log: $log)"
 	TREE=$wt kmake "$out" -j"$JOBS" bzImage >>"$log" 2>&1 || { tail -30 "$log"; die "building '$k'"; }

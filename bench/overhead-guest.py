@@ -24,7 +24,8 @@ Prints one JSON object per segment.  Environment: KERNEL (label), CONFIGS
 ("stock" for a kernel without probes), OPS ("paddr vaddr"), REPS (5),
 SEG_SECONDS (4), WARM_SECONDS (0.5), NR_REGIONS (96), PROFILE (more
 functions for the profiler, reported as "profile": {function: [calls, ns]};
-each traced call costs instructions of its own).
+each traced call costs instructions of its own), FILTERS ("series", or
+"mainline" for the filter types mainline 7.3 has: anon and memcg only).
 """
 import json
 import os
@@ -40,6 +41,7 @@ SEG = float(os.environ.get("SEG_SECONDS", 4))
 WARM = float(os.environ.get('WARM_SECONDS', 0.5))
 NR = int(os.environ.get('NR_REGIONS', 96))
 PROFILE = os.environ.get('PROFILE', '').split()
+FILTERS = os.environ.get('FILTERS', 'series')
 MEMCG = 'bench'			# empty: its filter never matches
 STAT = dp.TRACING + '/trace_stat'
 # workload areas (MiB), each a multiple of NR's region size for vaddr
@@ -48,9 +50,10 @@ AREAS = (('--anon', 640), ('--thp', 64), ('--file', 64))
 
 def probes_for(config):
     """N probes of M filters: the M last of memcg (never matches), 2 MiB
-    folios, anon, so that a base page sample evaluates all M filters.  With
-    an "m" suffix ("4x3m"), probe i names memcg MEMCG<i>, all empty: the
-    probes test N + M - 1 distinct attributes instead of M."""
+    folios (FILTERS=mainline: a second empty memcg, MEMCG + 'x'), anon, so
+    that a base page sample evaluates all M filters.  With an "m" suffix
+    ("4x3m"), probe i names memcg MEMCG<i>, all empty: the probes test
+    N + M - 1 distinct attributes instead of M."""
     if config in ('0', 'stock'):
         return []
     own_memcg = config.endswith('m')
@@ -58,10 +61,12 @@ def probes_for(config):
 
     def filters(i):
         memcg = MEMCG + (str(i) if own_memcg else '')
+        second = (dp.probe_filter('memcg', path='/' + MEMCG + 'x',
+                                  allow=False) if FILTERS == 'mainline' else
+                  dp.probe_filter('hugepage_size', allow=False,
+                                  sz=(2 * dp.MIB, 2 * dp.MIB)))
         return [dp.probe_filter('memcg', path='/' + memcg, allow=False),
-                dp.probe_filter('hugepage_size', sz=(2 * dp.MIB, 2 * dp.MIB),
-                                allow=False),
-                dp.probe_filter('anon')][-nf:]
+                second, dp.probe_filter('anon')][-nf:]
     return [{'filters': filters(i)} for i in range(nr)]
 
 
@@ -197,7 +202,7 @@ def quiet_khugepaged():
 
 def main():
     quiet_khugepaged()
-    memcgs = [MEMCG] + [MEMCG + str(i) for i in range(4)]
+    memcgs = [MEMCG, MEMCG + 'x'] + [MEMCG + str(i) for i in range(4)]
     for m in memcgs:
         dp.make_memcg(m)
     wl = dp.Workload(*[x for a in AREAS for x in a])

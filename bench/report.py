@@ -3,7 +3,7 @@
 """Turn a benchmark's JSON lines into bench/results/<name>.md: the table,
 then the raw data it was computed from (git keeps the earlier results).
 
-usage: bench/report.py overhead|size|commit|accuracy <jsonl file>
+usage: bench/report.py overhead|size|commit|accuracy|mainline <jsonl file>
 """
 import datetime
 import json
@@ -49,8 +49,10 @@ def overhead(rows):
                'configs/bench-prof.config' % (os.environ.get('SMP', '1'),
                                               os.environ.get('MEM', '1G')))
     out[-1:-1] = ['- kernels: "series" = %s (tag base + patches/, git am), "stock" = %s '
-                  '(tag base), "mainline" = series + '
-                  'bench/mainline-approach.diff' % (series[:12], base[:12]),
+                  '(tag base), "emulation" = series + '
+                  'bench/mainline-approach.diff (an emulation of mainline\'s '
+                  'paddr probe pass on this base, not mainline: '
+                  'results/mainline.md has mainline 7.3 itself)' % (series[:12], base[:12]),
                   '- command: `bench/overhead.sh`']
     reps = max(r['rep'] for r in rows) + 1
     out += ['Under icount the guest clock advances 1 ns per guest '
@@ -72,7 +74,7 @@ def overhead(rows):
             'samples = profiled calls of check_accesses x regions.  Within '
             'one boot the configurations are committed in turn, %d rounds; '
             'a ratio within a boot is taken per round, a ratio across boots '
-            '(stock, mainline) pairs round i with round i.  Cells: median '
+            '(stock, emulation) pairs round i with round i.  Cells: median '
             '[min-max] over the %d rounds.' % (
                 rows[0].get('seconds') and round(rows[0]['seconds']), reps,
                 reps), '']
@@ -102,7 +104,7 @@ def overhead(rows):
                 'probes | sampling ns/region sample | vs series 0 probes |',
                 '|---|---|---|---|---|---|']
         keys = []
-        for k in ('stock', 'series', 'mainline'):
+        for k in ('stock', 'series', 'emulation'):
             for c in ('stock', '0', '1x1', '1x3', '2x1', '2x3', '4x1', '4x3',
                       '4x3m'):
                 if series_of(k, ops, c, 'total'):
@@ -121,15 +123,15 @@ def overhead(rows):
               lambda x: x <= 1.005, '<= 1.005'),
              ('series 4x3 / series 0 probes', ('series', '4x3'),
               ('series', '0'), lambda x: x <= 1.05, '<= 1.05'),
-             ('series 4x3 / mainline approach 4x3', ('series', '4x3'),
-              ('mainline', '4x3'), lambda x: x < 1, '< 1'),
+             ('series 4x3 / emulation 4x3', ('series', '4x3'),
+              ('emulation', '4x3'), lambda x: x < 1, '< 1'),
              ('series 4x3m / series 0 probes', ('series', '4x3m'),
               ('series', '0'), None, 'report'),
-             ('series 4x3m / mainline approach 4x3m', ('series', '4x3m'),
-              ('mainline', '4x3m'), None, 'report'),
-             ('series 0 probes / mainline approach 0 probes', ('series', '0'),
-              ('mainline', '0'), None, 'report'),
-             ('mainline approach 0 probes / stock', ('mainline', '0'),
+             ('series 4x3m / emulation 4x3m', ('series', '4x3m'),
+              ('emulation', '4x3m'), None, 'report'),
+             ('series 0 probes / emulation 0 probes', ('series', '0'),
+              ('emulation', '0'), None, 'report'),
+             ('emulation 0 probes / stock', ('emulation', '0'),
               ('stock', 'stock'), None, 'report')]
         for name, a, b, ok, goal in g:
             for what in ('total', 'sampling'):
@@ -274,22 +276,140 @@ def commit(rows):
     return out
 
 
+def mainline(rows):
+    out = header('Against mainline 7.3: instructions per region sample')
+    out[-2] = ('- guest: QEMU TCG with `-icount shift=0,sleep=off` '
+               '(single-threaded), 1 vCPU, 1G memory, configs/guest.config + '
+               'configs/bench-prof.config (7.3: the symbols it still has)')
+    pin = dict(line.split('=', 1) for line in open(os.path.join(
+        REPO, 'bench', 'mainline.pin')).read().splitlines()
+        if '=' in line and not line.startswith('#'))
+    out[-1:-1] = ['- kernels: "series" = %s (base + patches/), "mainline" = '
+                  'Debian %s %s (%s)' % (
+                      os.environ.get('SERIES', '?')[:12], pin['MAINLINE_PKG'],
+                      pin['MAINLINE_VERSION'], pin['MAINLINE_SUITE']),
+                  '- command: `bench/mainline.sh` (the method of '
+                  '`bench/overhead.sh`: results/overhead.md)']
+    reps = max(r['rep'] for r in rows) + 1
+    out += ['Per region sample, as in overhead.md: %d fixed regions, 5 ms '
+            'samples, a static 768 MiB workload, configurations committed '
+            'in turn within one boot per kernel, %d rounds of %s guest '
+            'seconds.  Filters as mainline 7.3 has them: "NxM" = N probes '
+            'of the M last of (reject memcg of an empty cgroup, reject '
+            'memcg of another empty cgroup, allow anon); "4x3m": each probe '
+            'its own first memcg.  "total" = kdamond instructions, '
+            '"sampling" = instructions in damon_*_prepare_access_checks() + '
+            'damon_*_check_accesses().  Cells: median [min-max] over the '
+            'rounds; a ratio within a kernel is taken per round, one '
+            'between kernels pairs round i with round i.' % (
+                rows[0]['nr_regions'], reps, round(rows[0]['seconds'])), '']
+
+    def per_sample(r, what):
+        ns = r['cpu_ns'] if what == 'total' else r['check_ns'] + r['prepare_ns']
+        return ns / (r['samples'] * r['nr_regions'])
+
+    def series_of(k, ops, c, what):
+        v = sorted((r['rep'], per_sample(r, what)) for r in rows
+                   if (r['kernel'], r['ops'], r['config']) == (k, ops, c))
+        return [x for _, x in v]
+
+    def ratios(a, b):
+        return [x / y for x, y in zip(a, b)] if a and b else []
+    configs = ['0', '1x1', '4x1', '4x3', '4x3m']
+    for ops in sorted({r['ops'] for r in rows}):
+        out += ['## %s' % ops, '',
+                '| config | series total | mainline total | series / '
+                'mainline | series sampling | mainline sampling |',
+                '|---|---|---|---|---|---|']
+        for c in configs:
+            st, mt = series_of('series', ops, c, 'total'), \
+                series_of('mainline', ops, c, 'total')
+            ss, ms = series_of('series', ops, c, 'sampling'), \
+                series_of('mainline', ops, c, 'sampling')
+            if not st or not mt:
+                continue
+            out.append('| %s | %.1f | %.1f | %s | %.1f | %.1f |' % (
+                c, statistics.median(st), statistics.median(mt),
+                ratio_cell(ratios(st, mt)), statistics.median(ss),
+                statistics.median(ms)))
+        out += ['', '| within the kernel | series | mainline |',
+                '|---|---|---|']
+        for c in configs[1:]:
+            cells = []
+            for k in ('series', 'mainline'):
+                v = ratios(series_of(k, ops, c, 'total'),
+                           series_of(k, ops, '0', 'total'))
+                cells.append(ratio_cell(v) if v else '-')
+            out.append('| %s / 0 | %s | %s |' % (c, cells[0], cells[1]))
+        out.append('')
+    return out
+
+
 def accuracy(rows):
-    out = header('Accuracy: estimated bytes vs page-level truth')
-    out += ['Relative error |estimate - truth| / truth of the mean estimate '
-            'over the first W aggregation windows (5 ms samples, 100 ms '
-            'windows: 20 samples per region per window).  The VM tests '
-            '(vm-tests/probes-*-estimate.py) use a 10% tolerance at 10 '
-            'windows.', '']
-    ws = sorted({w for r in rows for w in r['errors']}, key=int)
-    out += ['| case | truth MiB |' + ''.join(' W=%s |' % w for w in ws),
-            '|---|---|' + '---|' * len(ws)]
+    out = header('Accuracy: are the standard errors calibrated?')
+    out[-1:-1] = ['- command: `bench/accuracy.sh` (guest side: '
+                  '`bench/accuracy-guest.py`, which describes the cases)']
+    n = rows[0]['n']
+    out += ['Per case and probe, %d aggregation windows of a static workload '
+            '(20 samples per region per window); per window, z = (estimate - '
+            'page-level truth of the same regions) / standard error. Goal '
+            'for every attribute and ops over all regions: |mean z| <= 0.2 '
+            'and coverage (share of windows with |z| <= 2) >= 93%%.  '
+            '"rel err 10": mean |relative error| of the mean of 10 '
+            'consecutive windows.  Standard error of one region of size S '
+            'with h hits of m samples: plugin S^2 p(1-p)/m, p = h/m (what '
+            'the tools publish); unbiased: over m - 1; shrunk: p = (h + '
+            '1/2)/(m + 1).  "inf": windows with a standard error of 0 and an '
+            'estimate off the truth.' % n, '']
+    forms = []
     for r in rows:
-        out.append('| %s | %.1f |' % (r['case'], r['truth'] / 2**20) +
-                   ''.join(' %.1f%% |' % (r['errors'][w] * 100) for w in ws))
-    worst = max(r['errors']['10'] for r in rows if '10' in r['errors'])
-    out += ['', '- worst error after 10 windows: %.1f%% (goal <= 5%%: %s)' %
-            (worst * 100, 'met' if worst <= 0.05 else 'NOT met')]
+        if r['formula'] not in forms:
+            forms.append(r['formula'])
+    keys = []
+    for r in rows:
+        k = (r['case'], r['probe'])
+        if k not in keys:
+            keys.append(k)
+    by = {(r['case'], r['probe'], r['band'], r['formula']): r for r in rows}
+
+    def cell(r):
+        ok = abs(r['mean_z']) <= 0.2 and r['coverage'] >= 0.93
+        return '%+.2f / %.1f%%%s%s' % (
+            r['mean_z'], r['coverage'] * 100,
+            ' (%d inf)' % r['inf'] if r['inf'] else '', '' if ok else ' **x**')
+    out += ['## All regions: mean z / coverage per standard error formula', '',
+            '| case | probe | truth MiB | estimate MiB | rel err 10 |' +
+            ''.join(' %s |' % f for f in forms),
+            '|---|---|---|---|---|' + '---|' * len(forms)]
+    for c, p in keys:
+        r0 = by[(c, p, 'all', forms[0])]
+        out.append('| %s | %s | %.1f | %.1f | %s |' % (
+            c, p, r0['truth'] / 2**20, r0['est'] / 2**20,
+            '%.1f%%' % (r0['rel_err10'] * 100)
+            if r0['rel_err10'] is not None else '-') +
+            ''.join(' %s |' % cell(by[(c, p, 'all', f)]) for f in forms))
+    for f in forms:
+        bad = [(c, p) for c, p in keys
+               if not (abs(by[(c, p, 'all', f)]['mean_z']) <= 0.2 and
+                       by[(c, p, 'all', f)]['coverage'] >= 0.93)]
+        out.append('')
+        out.append('- %s: goal %s' % (f, 'met for every case and probe'
+                                      if not bad else 'NOT met for ' +
+                                      ', '.join('%s %s' % b for b in bad)))
+    bands = [b for b in ('hot', 'warm', 'cold')
+             if any(k[2] == b for k in by)]
+    out += ['', '## Per hotness band (formula %s): mean z / coverage, '
+            'truth MiB' % forms[-1], '',
+            '| case | probe |' + ''.join(' %s |' % b for b in bands),
+            '|---|---|' + '---|' * len(bands)]
+    for c, p in keys:
+        cells = []
+        for b in bands:
+            r = by.get((c, p, b, forms[-1]))
+            cells.append('%s, %.1f' % (cell(r), r['truth'] / 2**20)
+                         if r else '-')
+        out.append('| %s | %s |' % (c, p) + ''.join(' %s |' % x
+                                                    for x in cells))
     return out
 
 
@@ -299,7 +419,7 @@ def main():
     if not rows:
         sys.exit('no result in %s' % path)
     lines = {'overhead': overhead, 'size': size, 'commit': commit,
-             'accuracy': accuracy}[kind](rows)
+             'accuracy': accuracy, 'mainline': mainline}[kind](rows)
     text = '\n'.join(lines) + '\n'
     resdir = os.path.join(REPO, 'bench', 'results')
     os.makedirs(resdir, exist_ok=True)

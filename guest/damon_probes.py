@@ -426,7 +426,7 @@ def estimate(window, probe, max_hits):
     return sum((r.end - r.start) * r.hits[probe] / max_hits for r in window)
 
 
-def region_estimate(size, hits, max_hits):
+def region_estimate(size, hits, max_hits, formula='plugin'):
     """The bytes of one region estimated to have a probe's attributes in
     one aggregation window, and the variance of that estimate from the
     sampling, as a tuple (est, var).
@@ -454,7 +454,14 @@ def region_estimate(size, hits, max_hits):
     attribute changes within the window nor hits saturated by the
     tracepoint's one byte per probe (255)."""
     p = hits / max_hits
-    return size * p, size * size * p * (1 - p) / max_hits
+    if formula == 'plugin':
+        return size * p, size * size * p * (1 - p) / max_hits
+    if formula == 'unbiased':
+        return size * p, size * size * p * (1 - p) / max(1, max_hits - 1)
+    if formula == 'shrunk':
+        q = (hits + 0.5) / (max_hits + 1)
+        return size * p, size * size * q * (1 - q) / max_hits
+    raise ValueError('no standard error formula %r' % formula)
 
 
 def mean_se(est_sum, var_sum, n):

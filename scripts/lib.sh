@@ -151,6 +151,34 @@ kconfig_build() {
 # named in the repo: setup-damo.sh and check-install.sh use this.  Prints
 # one line, or nothing when there is no such entry (no `| head -1` needed:
 # under pipefail a second line written after head exits could kill the caller).
+# private_apt <suite> <dir>: an apt configuration in <dir> whose only source
+# is <suite> of the Debian archive this machine's apt sources name
+# (debian_uri), for downloads that must not touch the system's sources
+# (damo from sid, mainline's source from trixie-backports).  Sets the array
+# apt_opts and runs apt-get update with it (log: $LOGS/apt-<suite>.log).  A
+# lagging mirror's expired Release file is accepted with a warning: its
+# signature is still checked, and callers take pinned versions only.
+private_apt() {
+	local suite=$1 dir=$2 uri log=$LOGS/apt-$1.log
+	uri=$(debian_uri)
+	[ -n "$uri" ] || die "no Debian archive URI in /etc/apt/sources.list{,.d/*}: cannot fetch from $suite"
+	mkdir -p "$dir/lists/partial" "$dir/archives/partial"
+	echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $uri $suite main" \
+		>"$dir/sources.list"
+	apt_opts=(-o "Dir::Etc::sourcelist=$dir/sources.list" -o "Dir::Etc::sourceparts=-"
+		  -o "Dir::State::Lists=$dir/lists" -o "Dir::Cache::Archives=$dir/archives"
+		  -o "APT::Sandbox::User=root")
+	say "fetching the package list of Debian $suite"
+	if ! apt-get "${apt_opts[@]}" update -qq >"$log" 2>&1; then
+		grep -q 'is expired' "$log" ||
+			{ tail -5 "$log" >&2; die "apt-get update ($suite; log: $log)"; }
+		say "WARNING: the mirror's $suite Release file is expired (a lagging mirror); using it anyway"
+		apt_opts+=(-o Acquire::Check-Valid-Until=false)
+		apt-get "${apt_opts[@]}" update -qq >"$log" 2>&1 ||
+			{ tail -5 "$log" >&2; die "apt-get update ($suite; log: $log)"; }
+	fi
+}
+
 debian_uri() {
 	local f u
 	for f in /etc/apt/sources.list.d/*.sources; do

@@ -12,32 +12,13 @@ dest=$BUILD/damo
 if [ -x "$dest/damo" ] && "$dest/damo" version 2>/dev/null | grep "^$DAMO_VERSION\." >/dev/null; then
 	exit 0
 fi
-uri=$(debian_uri)
-[ -n "$uri" ] || die "no Debian archive URI in /etc/apt/sources.list{,.d/*}: cannot fetch damo"
 apt_dir=$BUILD/apt-sid
-mkdir -p "$apt_dir/lists/partial" "$apt_dir/archives/partial"
-echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $uri sid main" \
-	>"$apt_dir/sources.list"
-apt_opts=(-o "Dir::Etc::sourcelist=$apt_dir/sources.list" -o "Dir::Etc::sourceparts=-"
-	  -o "Dir::State::Lists=$apt_dir/lists" -o "Dir::Cache::Archives=$apt_dir/archives"
-	  -o "APT::Sandbox::User=root")
-say "fetching the damo package list of Debian sid"
-# A mirror may lag sid by weeks: its signed InRelease is then past its
-# Valid-Until and apt refuses it.  The signature is still checked and only the
-# pinned damo $DAMO_VERSION.x is taken from it, so accept it, saying so.
-if ! apt-get "${apt_opts[@]}" update -qq >"$LOGS/apt-damo.log" 2>&1; then
-	grep -q 'is expired' "$LOGS/apt-damo.log" ||
-		{ tail -5 "$LOGS/apt-damo.log" >&2; die "apt-get update (sid, for damo; log: $LOGS/apt-damo.log)"; }
-	say "WARNING: the mirror's sid Release file is expired (a lagging mirror); using it anyway"
-	apt_opts+=(-o Acquire::Check-Valid-Until=false)
-	apt-get "${apt_opts[@]}" update -qq >"$LOGS/apt-damo.log" 2>&1 ||
-		{ tail -5 "$LOGS/apt-damo.log" >&2; die "apt-get update (sid, for damo; log: $LOGS/apt-damo.log)"; }
-fi
+private_apt sid "$apt_dir"
 version=$(apt-cache "${apt_opts[@]}" madison damo | awk '{print $3}' |
 	grep "^$DAMO_VERSION\." | sort -V | tail -1)
 [ -n "$version" ] || die "no damo $DAMO_VERSION.x in Debian sid"
 rm -rf "$dest" && mkdir -p "$dest"
-(cd "$apt_dir" && apt-get "${apt_opts[@]}" download "damo=$version" >>"$LOGS/apt-damo.log" 2>&1) ||
+(cd "$apt_dir" && apt-get "${apt_opts[@]}" download "damo=$version" >>"$LOGS/apt-sid.log" 2>&1) ||
 	die "apt-get download damo=$version"
 dpkg-deb -x "$apt_dir/damo_${version//:/%3a}_all.deb" "$dest/root"
 cat >"$dest/damo" <<WRAP
