@@ -23,6 +23,7 @@ FAIL: <why>" and powers off.
 """
 import math
 import os
+import re
 import subprocess
 import sys
 import time
@@ -55,12 +56,37 @@ def sh(*cmd):
 
 
 def wait(cond, what, timeout=180):
-    t = time.time()
+    """Until cond() is true; an exception of cond() (node_exporter not
+    listening yet, EBUSY) counts as false until the timeout."""
+    t, last = time.time(), None
     while time.time() - t < timeout:
-        if cond():
-            return
+        try:
+            if cond():
+                return
+        except (OSError, dp.Fail, KeyError, ValueError) as e:
+            last = e
         time.sleep(2)
-    raise dp.Fail('%s: not within %d s' % (what, timeout))
+    raise dp.Fail('%s: not within %d s%s' % (what, timeout,
+                                             ' (%s)' % last if last else ''))
+
+
+def sysfs_read(path):
+    """A DAMON sysfs file, waiting out EBUSY: damon-probe-metrics holds
+    DAMON's sysfs lock for one or two aggregation intervals per update."""
+    t = time.time()
+    while True:
+        try:
+            return dp.busy_retry(dp.read, path)
+        except OSError as e:
+            if dp.errname(e) != 'EBUSY' or time.time() - t > 30:
+                raise
+
+
+def labels(line):
+    """The labels of a Prometheus text line as a dict (node_exporter
+    sorts them by name)."""
+    inside = line[line.index('{') + 1:line.rindex('}')]
+    return dict(re.findall(r'([a-z_]+)="((?:[^"\\]|\\.)*)"', inside))
 
 
 def scrape():
@@ -73,9 +99,12 @@ def scrape():
     for line in text.splitlines():
         for name, metric in (('b', 'damon_probe_bytes{'),
                              ('s', 'damon_probe_bytes_stderr{')):
-            if not line.startswith(metric + 'kdamond="0",'):
+            if not line.startswith(metric):
                 continue
-            f = line.split('filters="')[1].split('"')[0]
+            lab = labels(line)
+            if lab.get('kdamond') != '0':
+                continue
+            f = lab['filters']
             v = float(line.split()[-1])
             if name == 'b':
                 est[f] = est.get(f, 0) + v
@@ -87,9 +116,11 @@ def scrape():
 
 def target_ranges():
     t = dp.CTX + '/targets/0/regions'
-    return [(int(dp.read('%s/%d/start' % (t, i))),
-             int(dp.read('%s/%d/end' % (t, i))))
-            for i in range(int(dp.read(t + '/nr_regions')))]
+
+    def rd(path):
+        return int(sysfs_read(path))
+    return [(rd('%s/%d/start' % (t, i)), rd('%s/%d/end' % (t, i)))
+            for i in range(rd(t + '/nr_regions'))]
 
 
 def truth(ranges):
@@ -118,13 +149,14 @@ def check_boot(boot):
         for u in UNITS:
             say('  %s: %s' % (u, sh('systemctl', 'is-active', u).stdout.strip()))
     for k in (0, 1):
-        dp.check(dp.read('%s/kdamonds/%d/state' % (dp.ADMIN, k)) == 'on',
-                 'kdamond %d is not on' % k)
+        dp.check(sysfs_read('%s/kdamonds/%d/state' %
+                               (dp.ADMIN, k)) == 'on', 'kdamond %d is not on'
+                 % k)
     wait(lambda: len(scrape()) == len(FILTERS), 'damon_probe_bytes of the '
          'three probes on node_exporter\'s /metrics')
     ranges = target_ranges()
     sums = {p: [0.0, 0.0, 0.0] for p in FILTERS}   # est, se^2, truth
-    last = None
+    last = os.stat(PROM).st_mtime      # the next file is a new window
     for i in range(SCRAPES):
         wait(lambda: os.stat(PROM).st_mtime != last, 'a new .prom file', 60)
         last = os.stat(PROM).st_mtime
@@ -150,9 +182,10 @@ def check_purge():
     p = sh('dpkg', '--purge', 'damon-probes')
     dp.check(p.returncode == 0, 'dpkg --purge: %s' % p.stderr.strip())
     say('purged damon-probes')
-    nr = int(dp.read(dp.ADMIN + '/kdamonds/nr_kdamonds'))
+    nr = int(sysfs_read(dp.ADMIN + '/kdamonds/nr_kdamonds'))
     on = [k for k in range(nr)
-          if dp.read('%s/kdamonds/%d/state' % (dp.ADMIN, k)) == 'on']
+          if sysfs_read('%s/kdamonds/%d/state' % (dp.ADMIN, k))
+          == 'on']
     dp.check(not on, 'kdamonds %s still on after the purge' % on)
     dp.check(sh('pgrep', '-x', 'damon-probe-met').returncode != 0,
              'damon-probe-metrics still runs after the purge')
@@ -181,8 +214,8 @@ def main():
             return
         check_purge()
         say('PASS')
-    except (dp.Fail, OSError, ValueError, KeyError) as e:
-        say('FAIL: %s' % e)
+    except Exception as e:      # any: the guest must power off
+        say('FAIL: %s: %s' % (type(e).__name__, e))
     os.sync()
     sh('systemctl', 'poweroff')
 

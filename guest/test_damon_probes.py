@@ -220,6 +220,25 @@ class StdError(unittest.TestCase):
         self.assertEqual(dp.region_estimate(4096, 20, 20), (4096.0, 0.0))
         self.assertEqual(dp.region_estimate(1 << 30, 7, 7), (1 << 30, 0.0))
 
+    def test_formulas(self):
+        # S = 4, h = 5 of 20: unbiased 16 * 3/16 / 19; shrunk q = 5.5/21
+        self.assertAlmostEqual(dp.region_estimate(4, 5, 20, 'unbiased')[1],
+                               3 / 19)
+        q = 5.5 / 21
+        self.assertEqual(dp.region_estimate(4, 5, 20, 'shrunk'),
+                         (1.0, 16 * q * (1 - q) / 20))
+        # shrunk: h = 0 and h = m keep a variance, the estimate stays S h / m
+        est, var = dp.region_estimate(4096, 0, 20, 'shrunk')
+        self.assertEqual(est, 0.0)
+        self.assertAlmostEqual(var, 4096 ** 2 * (0.5 / 21) * (20.5 / 21) / 20)
+        est, var = dp.region_estimate(4096, 20, 20, 'shrunk')
+        self.assertEqual(est, 4096.0)
+        self.assertGreater(var, 0)
+        # one sample: unbiased falls back to m = 1 rather than dividing by 0
+        self.assertEqual(dp.region_estimate(8, 1, 1, 'unbiased'), (8.0, 0.0))
+        with self.assertRaises(ValueError):
+            dp.region_estimate(8, 1, 2, 'nonesuch')
+
     def test_mean_of_windows(self):
         # window 1: (4, 5 of 20) and (2, 20 of 20): est 1 + 2, var 0.15
         # window 2: (2, 10 of 20): est 1, var 0.05; mean 2, se sqrt(.2) / 2

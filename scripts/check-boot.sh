@@ -39,10 +39,15 @@ trap 'root_release "$root"' EXIT
 
 passed=0 times=()
 t0=$(date +%s)
-step() { # <name> <function>
-	local t=$(date +%s) log=$LOGS/check-boot-$1.log
+step() { # <name> <function>: the function runs with set -e in a subshell
+	local t rc log=$LOGS/check-boot-$1.log
+	t=$(date +%s)
 	say "==== $1"
-	if ! "$2" >"$log" 2>&1; then
+	set +e
+	( set -e; "$2" ) >"$log" 2>&1
+	rc=$?
+	set -e
+	if [ "$rc" != 0 ]; then
 		tail -20 "$log"
 		echo "1 failed step: $1"
 		echo "$passed passed, 1 failed"
@@ -69,7 +74,9 @@ make_root() {
 	wipe "$root"
 	root_fresh "$root"
 	kimg=$(ls "$DEB"/linux-image-*"$REL"_*.deb | grep -v -- -dbg_)
-	tools=$(ls "$DEB"/damon-probes_*.deb)
+	[ "$(echo "$kimg" | wc -l)" = 1 ] || die "not one linux-image package: $kimg"
+	tools=$DEB/damon-probes_$(dpkg-parsechangelog -l "$REPO/packaging/damon-probes/debian/changelog" -S Version)_$(dpkg --print-architecture).deb
+	[ -f "$tools" ] || die "no $tools"
 	mkdir -p "$root/debs"
 	cp "$kimg" "$tools" "$root/debs/"
 	in_root apt-get update -q

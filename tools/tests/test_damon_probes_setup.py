@@ -15,7 +15,7 @@ import unittest
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
-TOOL = os.path.join(REPO, 'tools', 'damon-probes-setup')
+TOOL = os.environ.get('DPS_TOOL', os.path.join(REPO, 'tools', 'damon-probes-setup'))
 EXAMPLE = os.path.join(REPO, 'packaging', 'examples', 'fleet.conf')
 loader = importlib.machinery.SourceFileLoader('damon_probes_setup', TOOL)
 spec = importlib.util.spec_from_loader(loader.name, loader)
@@ -33,23 +33,39 @@ IOMEM = """00000000-00000fff : Reserved
 """
 
 
-class FakeSysfs:
-    """kdamonds/ as a dict; 'on' gives a pid; fail = {rel: errno}."""
+class FakeSysfs(dps.Sysfs):
+    """kdamonds/ as a dict, behind the tool's own retry: 'on' gives a pid;
+    nr_kdamonds answers EBUSY while a kdamond is on, as the kernel does;
+    fail = {rel: errno} refuses a write; busy = {rel: n} answers EBUSY to
+    the next n reads or writes of rel; stops = {k} makes kdamond k stop by
+    itself right after 'on'."""
 
     def __init__(self, nr=0, on=()):
-        self.admin = '/fake/admin'
+        super().__init__('/fake/admin')
         self.files = {'kdamonds/nr_kdamonds': str(nr)}
         for k in range(nr):
             self.files['kdamonds/%d/state' % k] = 'on' if k in on else 'off'
             self.files['kdamonds/%d/pid' % k] = str(100 + k) if k in on \
                 else '-1'
-        self.fail = {}
+        self.fail, self.busy, self.stops = {}, {}, set()
         self.writes = []
+        self.slept = 0.0
         self.next_pid = 1000
 
-    def write(self, rel, val):
+    def sleep(self, s):
+        self.slept += s
+
+    def _busy(self, rel):
+        if self.busy.get(rel, 0) > 0:
+            self.busy[rel] -= 1
+            raise OSError(errno.EBUSY, os.strerror(errno.EBUSY))
+
+    def raw_write(self, rel, val):
+        self._busy(rel)
         if rel in self.fail:
             raise OSError(self.fail[rel], os.strerror(self.fail[rel]))
+        if rel == 'kdamonds/nr_kdamonds' and self.running():
+            raise OSError(errno.EBUSY, os.strerror(errno.EBUSY))
         self.writes.append((rel, str(val)))
         if rel == 'kdamonds/nr_kdamonds':
             self.files = {k: v for k, v in self.files.items()
@@ -58,13 +74,19 @@ class FakeSysfs:
                 self.files['kdamonds/%d/state' % k] = 'off'
                 self.files['kdamonds/%d/pid' % k] = '-1'
         elif rel.endswith('/state') and val in ('on', 'off'):
-            self.files[rel] = val
-            pid = rel[:-len('state')] + 'pid'
+            k = int(rel.split('/')[1])
+            if val == 'off' and self.files[rel] == 'off':
+                raise OSError(errno.EINVAL, 'not running')
             self.next_pid += 1
-            self.files[pid] = str(self.next_pid) if val == 'on' else '-1'
+            run = val == 'on' and k not in self.stops
+            self.files[rel] = 'on' if run else 'off'
+            self.files['kdamonds/%d/pid' % k] = \
+                str(self.next_pid) if run else '-1'
+            return
         self.files[rel] = str(val)
 
-    def read(self, rel):
+    def raw_read(self, rel):
+        self._busy(rel)
         if rel not in self.files:
             raise FileNotFoundError(errno.ENOENT, 'No such file', rel)
         return self.files[rel]
@@ -164,6 +186,13 @@ class TestConfig(Base):
         self.assertLess(order.index(p + '/filters/nr_filters'),
                         order.index(p + '/filters/0/type'))
 
+    def test_none_is_non(self):
+        kd = self.parse('[probe a]\nfilters = reject none anon\n'
+                        '    allow non memcg /system.slice\n')
+        f = kd['probes'][0]['filters']
+        self.assertEqual([(x['allow'], x['matching']) for x in f],
+                         [(False, False), (True, False)])
+
     def test_vaddr_pid(self):
         kd = self.parse('[monitor]\nops = vaddr\npid = %d\n'
                         '[probe a]\nfilters = allow anon\n' % os.getpid())
@@ -207,6 +236,22 @@ class TestConfig(Base):
         self.bad('[probe a]\nfilter = allow anon\n', "'filter'")
         self.bad('[probe a]\nfilters = allow anon\n[probe a]\n', 'already')
         self.bad('filters = allow anon\n', 'no section')
+        self.bad('[monitor]\nnr_regions = \u00b3 10\n' + probe, 'nr_regions')
+        self.bad('[probe a]\nweight = \u00b2\nfilters = allow anon\n',
+                 'weight')
+        self.bad('[DEFAULT]\nsample = 5ms\n' + probe, '[DEFAULT]')
+        self.bad('[probe a]\nfilters = ' + '\n  allow anon' * 9 + '\n',
+                 '9 filters, at most 8')
+        self.bad('[probe a]\npreps = ' + 'set_pgidle ' * 5 + '\n',
+                 '5 preps, at most 4')
+        self.bad('[monitor]\nops = vaddr\npidfile =\n' + probe,
+                 'pidfile is empty')
+        self.bad('[monitor]\nsample = 99999999999999999999min\n' + probe,
+                 'above 2^64-1')
+        self.bad('[probe a]\nfilters = allow hugepage_size 2M '
+                 '99999999999999999999G\n', 'above 2^64-1')
+        self.bad('[monitor]\nsample = 5ms\n[monitor]\n' + probe,
+                 'line 3')
 
 
 class TestStartStop(Base):
@@ -274,6 +319,81 @@ class TestStartStop(Base):
         self.assertEqual(fs.read('kdamonds/nr_kdamonds'), '1')
         self.assertIn('left alone', self.logs[-1])
 
+    def test_busy_is_retried(self):
+        """EBUSY (damon-probe-metrics holds DAMON's sysfs lock for an
+        update) is waited out, on reads and writes, in start and stop."""
+        fs = FakeSysfs()
+        fs.busy = {'kdamonds/nr_kdamonds': 3, 'kdamonds/0/state': 5}
+        self.start(fs, self.kds(1))
+        self.assertEqual(fs.running(), ['kdamonds/0/state'])
+        self.assertAlmostEqual(fs.slept, 0.8)
+        fs.busy = {'kdamonds/0/state': 4, 'kdamonds/0/pid': 2}
+        self.assertEqual(dps.stop(fs, self.run_dir, self.logs.append), 0)
+        self.assertEqual(fs.running(), [])
+        self.assertEqual(fs.read('kdamonds/nr_kdamonds'), '0')
+
+    def test_busy_for_good(self):
+        fs = FakeSysfs()
+        fs.busy = {'kdamonds/nr_kdamonds': 10 ** 6}
+        with self.assertRaises(dps.Error) as cm:
+            self.start(fs, self.kds(1))
+        self.assertIn('EBUSY', str(cm.exception))
+        self.assertGreaterEqual(fs.slept, dps.Sysfs.BUSY_S)
+
+    def test_refused_off_keeps_the_record(self):
+        """A kdamond that does not turn off stays in the record (stop
+        fails, the next stop tries again) and its directory stays."""
+        fs = FakeSysfs()
+        self.start(fs, self.kds(2))
+        fs.fail['kdamonds/1/state'] = errno.EPERM
+        self.assertEqual(dps.stop(fs, self.run_dir, self.logs.append), 1)
+        self.assertEqual(fs.running(), ['kdamonds/1/state'])
+        self.assertEqual([r[0] for r in dps.read_record(self.run_dir)], [1])
+        self.assertEqual(fs.read('kdamonds/nr_kdamonds'), '2')
+        del fs.fail['kdamonds/1/state']
+        self.assertEqual(dps.stop(fs, self.run_dir, self.logs.append), 0)
+        self.assertEqual(fs.running(), [])
+        self.assertEqual(dps.read_record(self.run_dir), [])
+
+    def test_stopped_by_itself(self):
+        """A kdamond that stops right after 'on' (a vaddr target that
+        exits): start fails and leaves nothing."""
+        fs = FakeSysfs()
+        fs.stops = {1}
+        with self.assertRaises(dps.Error) as cm:
+            self.start(fs, self.kds(2))
+        self.assertIn('1.conf', str(cm.exception))
+        self.assertIn('stopped right after', str(cm.exception))
+        self.assertEqual(fs.running(), [])
+        self.assertEqual(fs.read('kdamonds/nr_kdamonds'), '0')
+        self.assertEqual(dps.read_record(self.run_dir), [])
+
+    def test_failed_rollback_is_said(self):
+        """kdamond 1 is refused; turning kdamond 0 off again fails too:
+        the error says it is left running."""
+        fs = FakeSysfs()
+        fs.fail['kdamonds/1/state'] = errno.EINVAL
+        orig = fs.raw_write
+
+        def refuse_off(rel, val):
+            if rel == 'kdamonds/0/state' and val == 'off':
+                raise OSError(errno.EIO, 'no')
+            orig(rel, val)
+        fs.raw_write = refuse_off
+        with self.assertRaises(dps.Error) as cm:
+            self.start(fs, self.kds(2))
+        self.assertIn('1.conf: the kernel refused it', str(cm.exception))
+        self.assertIn('turning kdamond 0 off failed', str(cm.exception))
+        self.assertIn('left running', str(cm.exception))
+
+    def test_malformed_record(self):
+        os.makedirs(self.run_dir)
+        with open(os.path.join(self.run_dir, 'kdamonds'), 'w') as f:
+            f.write('0 1001 a.conf\ngarbage\n1\n')
+        fs = FakeSysfs()
+        self.assertEqual(dps.stop(fs, self.run_dir, self.logs.append), 0)
+        self.assertTrue(any('malformed' in m for m in self.logs))
+
     def test_stop_without_start(self):
         fs = FakeSysfs(nr=1, on=(0,))
         self.assertEqual(dps.stop(fs, self.run_dir, self.logs.append), 0)
@@ -305,6 +425,17 @@ class TestCommandLine(Base):
         self.assertEqual(p.returncode, 1)
         self.assertIn("b.conf: [probe b]: filter type 'anonymous'",
                       p.stderr)
+
+    def test_odd_files_skipped(self):
+        """A FIFO named *.conf would block the boot: skipped, said."""
+        self.conf('[monitor]\nranges = 0x1000-0x2000\n'
+                  '[probe a]\nfilters = allow anon\n', 'a.conf')
+        os.mkfifo(os.path.join(self.conf_dir, 'b.conf'))
+        os.mkdir(os.path.join(self.conf_dir, 'c.conf'))
+        p = self.run_tool('check', '-c', self.conf_dir)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn('skipping %s/b.conf' % self.conf_dir, p.stderr)
+        self.assertIn('skipping %s/c.conf' % self.conf_dir, p.stderr)
 
     def test_no_files(self):
         """No config: probes are off, not an error (the unit succeeds)."""
