@@ -11,8 +11,16 @@ z = (estimate - truth) / standard error.  Cases:
 
   paddr  the biggest System RAM range; root cgroup: 160 MiB anonymous,
          128 MiB tmpfs file, 64 MiB THP; child memcg: 96 MiB anonymous,
-         32 MiB THP.  Probes: anon, file (reject anon: LRU pages that are
-         not anonymous), memcg, 2 MiB THP
+         32 MiB THP, all written once, then idle.  Probes: anon, not-anon
+         (reject anon: every sample whose page is not an anonymous LRU
+         folio, free and kernel pages and unmapped addresses included: a
+         missing folio has no attribute, as in mainline), memcg, 2 MiB THP
+  paddr-hot  the make run demo's layout, hot and cold: root cgroup 96 MiB
+         anonymous and 64 MiB file written over and over, 128 MiB anonymous
+         and 96 MiB file idle; child memcg 48 MiB anonymous and 32 MiB THP
+         written over and over; the same probes: per band, the regions a
+         window calls hot or cold are chosen by the same samples that count
+         the hits
   vaddr  one process: 128 MiB anonymous, 64 MiB THP, 96 MiB tmpfs file,
          in a child memcg; the same four probes
   vaddr-idle  one process: 16 MiB hot (written over and over), 112 MiB
@@ -32,8 +40,8 @@ and the mean |relative error| of the mean of each 10 consecutive windows.
 import json
 import math
 import os
-import struct
 import sys
+import time
 
 import damon_probes as dp
 
@@ -43,7 +51,7 @@ MEMCG = 'calib'
 KPF_LRU, KPF_ANON, KPF_THP = dp.KPF_LRU, dp.KPF_ANON, dp.KPF_THP
 THP = dp.probe_filter('hugepage_size', sz=(2 * dp.MIB, 2 * dp.MIB))
 PROBES = [('anon', {'filters': [dp.probe_filter('anon')]}),
-          ('file', {'filters': [dp.probe_filter('anon', allow=False)]}),
+          ('not-anon', {'filters': [dp.probe_filter('anon', allow=False)]}),
           ('memcg', {'filters': [dp.probe_filter('memcg', path='/' + MEMCG)]}),
           ('thp', {'filters': [THP]})]
 IDLE_PROBES = [('accessed', {'preps': ['set_pgidle'], 'filters': [
@@ -52,28 +60,32 @@ IDLE_PROBES = [('accessed', {'preps': ['set_pgidle'], 'filters': [
                    dp.probe_filter('pgidle_set')]})]
 
 
-def read_u64s(path, first, n):
-    with open(path, 'rb') as f:
-        f.seek(first * 8)
-        data = f.read(n * 8)
-    return struct.unpack('%dQ' % (len(data) // 8), data)
+def read_u64s(path, n):
+    """Entries 0..n-1 of /proc/kpageflags or kpagecgroup, read into a
+    buffer whose every page is touched first: the benchmark's own memory
+    does not change while (or after) the snapshot is taken."""
+    buf = bytearray(n * 8)
+    for i in range(0, len(buf), dp.PAGE):
+        buf[i] = 1
+    with open(path, 'rb', buffering=0) as f:
+        got = f.readinto(buf)
+    return memoryview(buf)[:got - got % 8].cast('Q')
 
 
 class PhysTruth:
-    """Per-page attributes of every PFN, prefix-summed: bytes of a physical
-    range with an attribute in O(1)."""
+    """The attributes of every PFN, from one snapshot of /proc/kpageflags
+    and /proc/kpagecgroup."""
 
     def __init__(self, end_pfn, memcg_ino):
-        flags = read_u64s('/proc/kpageflags', 0, end_pfn)
-        cgs = read_u64s('/proc/kpagecgroup', 0, end_pfn)
-        self.flags, self.cgs, self.ino = flags, cgs, memcg_ino
+        self.flags = read_u64s('/proc/kpageflags', end_pfn)
+        self.cgs = read_u64s('/proc/kpagecgroup', end_pfn)
+        self.ino = memcg_ino
 
     def kinds(self, pfn):
         f = self.flags[pfn] if pfn < len(self.flags) else 0
         if not f >> KPF_LRU & 1:
             return ()
-        anon = f >> KPF_ANON & 1
-        k = ['anon' if anon else 'file']
+        k = ['anon'] if f >> KPF_ANON & 1 else []
         if f >> KPF_THP & 1:
             k.append('thp')
         if self.ino and self.cgs[pfn] == self.ino:
@@ -110,14 +122,30 @@ def memcg_ino(path):
     return os.stat(path).st_ino
 
 
-def collect(ops, pid, probes, sample_us, aggr_us, regions=None):
+def collect(ops, pid, probes, sample_us, aggr_us, truth):
+    """NWIN windows of a kdamond with probes, and truth() called after
+    the warm-up, before the windows: the benchmark holds still while the
+    windows are traced (the trace is parsed once, at the end), so that its
+    own memory does not grow into the truth."""
     dp.setup(ops, pid=pid, sample_us=sample_us, aggr_us=aggr_us, min_nr=100,
-             max_nr=1000, probes=[p for _, p in probes], regions=regions)
+             max_nr=1000, probes=[p for _, p in probes])
     dp.state('on')
-    windows = dp.trace_windows(NWIN, aggr_us, warmup=20,
-                               timeout=NWIN * aggr_us / 1e6 * 30, what=ops)
+    time.sleep(20 * aggr_us / 1e6)
+    t = truth()
+    dp.trace_start()
+    time.sleep(NWIN * aggr_us / 1e6 * 1.1 + 1)
+    for _ in range(30):
+        with open(dp.TRACING + '/trace') as f:
+            text = f.read()
+        windows = dp.parse_windows(text)
+        if len(windows) >= NWIN:
+            break
+        time.sleep(NWIN * aggr_us / 1e6 / 4 + 1)
+    dp.trace_stop()
     dp.stop()
-    return windows
+    dp.check(len(windows) >= NWIN, '%s: %d windows, want %d' %
+             (ops, len(windows), NWIN))
+    return windows[:NWIN], t
 
 
 def report(case, names, windows, max_hits, truth_of):
@@ -130,7 +158,10 @@ def report(case, names, windows, max_hits, truth_of):
             acc = {b: [0.0, [0.0] * len(FORMULAS), 0] for b in dp.BANDS}
             for r in win:
                 size = r.end - r.start
-                t = truth_of(name, r.start, r.end)
+                if name == 'not-anon':
+                    t = size - truth_of('anon', r.start, r.end)
+                else:
+                    t = truth_of(name, r.start, r.end)
                 for b in (dp.band_of(r.nr_accesses, max_hits), 'all'):
                     a = acc[b]
                     for fi, form in enumerate(FORMULAS):
@@ -179,24 +210,30 @@ def summary(case, name, band, form, fi, rows):
             'rel_err10': sum(blocks) / len(blocks) if blocks else None}
 
 
-def paddr():
+def paddr(case='paddr'):
     memcg_path = dp.make_memcg(MEMCG)
-    wls = [dp.Workload('--anon', 160, '--file', 128, '--thp', 64),
-           dp.Workload('--anon', 96, '--thp', 32, cgroup=MEMCG)]
+    if case == 'paddr':
+        wls = [dp.Workload('--anon', 160, '--file', 128, '--thp', 64),
+               dp.Workload('--anon', 96, '--thp', 32, cgroup=MEMCG)]
+    else:
+        wls = [dp.Workload('--anon', 96, '--file', 64, '--cold-anon', 128,
+                           '--cold-file', 96, '--hot'),
+               dp.Workload('--anon', 48, '--thp', 32, '--hot', cgroup=MEMCG)]
     try:
-        windows = collect('paddr', None, PROBES, 5000, 100000)
+        windows, phys = collect('paddr', None, PROBES, 5000, 100000,
+                                lambda: PhysTruth(max_pfn(),
+                                                  memcg_ino(memcg_path)))
         start = min(r.start for r in windows[0])
         end = max(r.end for r in windows[0])
-        phys = PhysTruth(end // dp.PAGE + 1, memcg_ino(memcg_path))
         base = start // dp.PAGE
-        pre = Prefix(['anon', 'file', 'thp', 'memcg'], base,
+        pre = Prefix(['anon', 'thp', 'memcg'], base,
                      (end + dp.PAGE - 1) // dp.PAGE - base,
                      lambda i: phys.kinds(base + i))
     finally:
         for w in wls:
             w.stop()
         dp.remove_memcg(MEMCG)
-    report('paddr', [n for n, _ in PROBES], windows, 20, pre.bytes)
+    report(case, [n for n, _ in PROBES], windows, 20, pre.bytes)
 
 
 class Spans:
@@ -237,9 +274,10 @@ def vaddr():
     memcg_path = dp.make_memcg(MEMCG)
     wl = dp.Workload('--anon', 128, '--thp', 64, '--file', 96, cgroup=MEMCG)
     try:
-        windows = collect('vaddr', wl.pid, PROBES, 5000, 100000)
-        phys = PhysTruth(max_pfn(), memcg_ino(memcg_path))
-        pre = Spans(wl.pid, windows, ['anon', 'file', 'thp', 'memcg'],
+        windows, phys = collect('vaddr', wl.pid, PROBES, 5000, 100000,
+                                lambda: PhysTruth(max_pfn(),
+                                                  memcg_ino(memcg_path)))
+        pre = Spans(wl.pid, windows, ['anon', 'thp', 'memcg'],
                     lambda pfn, vpage: phys.kinds(pfn))
     finally:
         wl.stop()
@@ -250,8 +288,8 @@ def vaddr():
 def vaddr_idle():
     wl = dp.Workload('--anon', 16, '--cold-anon', 112, '--hot')
     try:
-        windows = collect('vaddr', wl.pid, IDLE_PROBES, 20000, 400000)
-        phys = PhysTruth(max_pfn(), 0)
+        windows, phys = collect('vaddr', wl.pid, IDLE_PROBES, 20000, 400000,
+                                lambda: PhysTruth(max_pfn(), 0))
         hot = wl.areas['anon']
 
         def kinds_of(pfn, vpage):
@@ -280,6 +318,7 @@ def system_ram():
     return out
 
 
-CASES = {'paddr': paddr, 'vaddr': vaddr, 'vaddr-idle': vaddr_idle}
+CASES = {'paddr': paddr, 'paddr-hot': lambda: paddr('paddr-hot'),
+         'vaddr': vaddr, 'vaddr-idle': vaddr_idle}
 for c in (sys.argv[1:] or CASES):
     CASES[c]()

@@ -17,7 +17,8 @@
 #           linux-config-6.12 package (apt-get download; the machine's own
 #           apt sources).  KFLAVOUR=guest packages the VM tests' kernel
 #           ($BUILD/x86, configs/guest.config, which can boot systemd from
-#           a virtio disk) instead: the boot test's, built in a minute.
+#           a virtio disk) instead: the boot test's, relinked in place.
+#           Package version: <base package version><local version>.
 #           Debian's signing keys and BTF/debug info are turned off (no key
 #           material in the source package, no pahole, 2-core build time).
 set -eu
@@ -61,7 +62,7 @@ debian_config() {
 }
 
 build_kernel() {
-	local t flavour=${KFLAVOUR:-cloud} obj cfg log rel
+	local t flavour=${KFLAVOUR:-cloud} obj cfg log rel ver
 	t=$(date +%s)
 	obj=$DEB/kernel-$flavour
 	log=$LOGS/deb-kernel-$flavour.log
@@ -69,13 +70,12 @@ build_kernel() {
 		git -C "$TREE" diff --quiet HEAD ||
 		die "$TREE is not clean at branch series (scripts/tree.sh makes it)"
 	if [ "$flavour" = guest ]; then
-		# the VM tests' kernel, packaged: a copy of its build dir (make
-		# then only relinks for the local version)
+		# the VM tests' kernel, packaged in its own build dir: make
+		# relinks for the local version and reuses every object (a copy
+		# of the dir would not: objtool's absolute paths rebuild it all)
+		obj=$BUILD/x86
 		"$REPO/scripts/build-guest.sh" >"$log" 2>&1 ||
 			{ tail -20 "$log" >&2; die "building the guest kernel (log: $log)"; }
-		rm -rf "$obj"
-		cp -a "$BUILD/x86" "$obj"
-		rm -rf "$obj/debian"
 	else
 		mkdir -p "$obj"
 		cfg=${KCONFIG:-$(debian_config)}
@@ -92,13 +92,17 @@ build_kernel() {
 		grep -qx "CONFIG_$o=y" "$obj/.config" || die "CONFIG_$o is not y in $obj/.config"
 	done
 	rel=${LOCALVERSION-+damonprobes1}
-	rm -f "$DEB"/linux-*"$rel"[_-]* "$DEB"/linux-damonprobes_*
+	ver=$BASE_VERSION$rel
+	rm -f "$DEB"/linux-*_"$ver"_* "$(dirname "$obj")"/linux-*_"$ver"_*
 	say "building the $flavour kernel packages (bindeb-pkg -j$JOBS; log: $log)"
 	make -C "$TREE" O="$obj" ARCH=x86_64 -j"$JOBS" "$(make_cc)" LOCALVERSION="$rel" \
-		KDEB_SOURCENAME=linux-damonprobes bindeb-pkg >>"$log" 2>&1 ||
+		KDEB_SOURCENAME=linux-damonprobes KDEB_PKGVERSION="$BASE_VERSION$rel" \
+		bindeb-pkg >>"$log" 2>&1 ||
 		{ tail -30 "$log" >&2; die "make bindeb-pkg (log: $log)"; }
+	# bindeb-pkg writes next to the build dir
+	[ "$(dirname "$obj")" = "$DEB" ] || mv "$(dirname "$obj")"/linux-*_"$ver"_* "$DEB/"
 	say "$flavour kernel packages built in $(since "$t")s:"
-	ls -s --block-size=M "$DEB"/linux-*"$rel"*.deb >&2
+	ls -s --block-size=M "$DEB"/linux-*_"$ver"_*.deb >&2
 }
 
 case $what in
