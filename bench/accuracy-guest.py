@@ -60,13 +60,15 @@ IDLE_PROBES = [('accessed', {'preps': ['set_pgidle'], 'filters': [
                    dp.probe_filter('pgidle_set')]})]
 
 
-def read_u64s(path, n):
-    """Entries 0..n-1 of /proc/kpageflags or kpagecgroup, read into a
-    buffer whose every page is touched first: the benchmark's own memory
-    does not change while (or after) the snapshot is taken."""
-    buf = bytearray(n * 8)
-    for i in range(0, len(buf), dp.PAGE):
+def touched(n):
+    """A buffer of n bytes whose every page is already there."""
+    buf = bytearray(n)
+    for i in range(0, n, dp.PAGE):
         buf[i] = 1
+    return buf
+
+
+def read_u64s(path, buf):
     with open(path, 'rb', buffering=0) as f:
         got = f.readinto(buf)
     return memoryview(buf)[:got - got % 8].cast('Q')
@@ -77,8 +79,13 @@ class PhysTruth:
     and /proc/kpagecgroup."""
 
     def __init__(self, end_pfn, memcg_ino):
-        self.flags = read_u64s('/proc/kpageflags', end_pfn)
-        self.cgs = read_u64s('/proc/kpagecgroup', end_pfn)
+        # both buffers exist before either file is read: the snapshot sees
+        # the benchmark's memory as it is during the windows (allocating
+        # the second one after the first read made anonymous and THP
+        # estimates 5 MiB above the truth)
+        bufs = touched(end_pfn * 8), touched(end_pfn * 8)
+        self.flags = read_u64s('/proc/kpageflags', bufs[0])
+        self.cgs = read_u64s('/proc/kpagecgroup', bufs[1])
         self.ino = memcg_ino
 
     def kinds(self, pfn):

@@ -360,7 +360,8 @@ def accuracy(rows):
             'with h hits of m samples: plugin S^2 p(1-p)/m, p = h/m (what '
             'the tools publish); unbiased: over m - 1; shrunk: p = (h + '
             '1/2)/(m + 1).  "inf": windows with a standard error of 0 and an '
-            'estimate off the truth.' % n, '']
+            'estimate off the truth.  An sd of z below 1 means error bars '
+            'wider than the errors.' % n, '']
     forms = []
     for r in rows:
         if r['formula'] not in forms:
@@ -374,10 +375,11 @@ def accuracy(rows):
 
     def cell(r):
         ok = abs(r['mean_z']) <= 0.2 and r['coverage'] >= 0.93
-        return '%+.2f / %.1f%%%s%s' % (
-            r['mean_z'], r['coverage'] * 100,
+        return '%+.2f / %.2f / %.1f%%%s%s' % (
+            r['mean_z'], r['sd_z'], r['coverage'] * 100,
             ' (%d inf)' % r['inf'] if r['inf'] else '', '' if ok else ' **x**')
-    out += ['## All regions: mean z / coverage per standard error formula', '',
+    out += ['## All regions: mean z / sd of z / coverage, per standard error '
+            'formula', '',
             '| case | probe | truth MiB | estimate MiB | rel err 10 |' +
             ''.join(' %s |' % f for f in forms),
             '|---|---|---|---|---|' + '---|' * len(forms)]
@@ -398,8 +400,8 @@ def accuracy(rows):
                                       ', '.join('%s %s' % b for b in bad)))
     bands = [b for b in ('hot', 'warm', 'cold')
              if any(k[2] == b for k in by)]
-    out += ['', '## Per hotness band (formula %s): mean z / coverage, '
-            'truth MiB' % forms[-1], '',
+    out += ['', '## Per hotness band (formula %s): mean z / sd of z / '
+            'coverage, truth MiB' % forms[-1], '',
             '| case | probe |' + ''.join(' %s |' % b for b in bands),
             '|---|---|' + '---|' * len(bands)]
     for c, p in keys:

@@ -160,9 +160,9 @@ def report(windows, truths, names, elapsed, probes=None, max_hits=None):
     print('  the mean of n = %d windows; est±se = sum(region size x p), '
           'p = hits / m, and its' % n)
     print('  standard error from the sampling (binomial hits): '
-          'sqrt(sum(size^2 p (1-p) / m)) / n,')
-    print('  0 where every region has p = 0 or 1; true = LRU pages with '
-          'the attribute in the same')
+          'sqrt(sum(size^2 q (1-q) / m)) / n,')
+    print('  q = (hits + 1/2) / (m + 1) (bench/results/accuracy.md); true '
+          '= LRU pages with the attribute in the same')
     print('  regions (/proc/kpageflags, /proc/kpagecgroup); z = (est - '
           'true) / se: |z| <= 2-3 is')
     print('  sampling noise, "inf": se = 0 and est != true; err = '

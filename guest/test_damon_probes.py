@@ -197,28 +197,42 @@ class Paths(unittest.TestCase):
 
 class StdError(unittest.TestCase):
     """region_estimate() and mean_se() on cases computed by hand: S h / m
-    and S^2 p (1 - p) / m, p = h / m; a sum over n windows has variance
-    sum / n^2."""
+    and S^2 q (1 - q) / m, q = h / m ('plugin') or (h + 1/2) / (m + 1)
+    ('shrunk', the default); a sum over n windows has variance sum / n^2."""
 
     def test_region(self):
         # S = 4, h = 5 of m = 20: p = 1/4, est 1, var 16 * 3/16 / 20
-        est, var = dp.region_estimate(4, 5, 20)
+        est, var = dp.region_estimate(4, 5, 20, 'plugin')
         self.assertAlmostEqual(est, 1.0)
         self.assertAlmostEqual(var, 0.15)
         # S = 2, h = 10 of 20: p = 1/2, est 1, var 4 * 1/4 / 20
-        est, var = dp.region_estimate(2, 10, 20)
+        est, var = dp.region_estimate(2, 10, 20, 'plugin')
         self.assertAlmostEqual(est, 1.0)
         self.assertAlmostEqual(var, 0.05)
+        # the default: q = 10.5/21 = 1/2 here too
+        self.assertEqual(dp.region_estimate(2, 10, 20),
+                         dp.region_estimate(2, 10, 20, 'shrunk'))
+        self.assertAlmostEqual(dp.region_estimate(2, 10, 20)[1], 0.05)
         # bytes: 4 MiB, 1 hit of 20: est 1/5 MiB, var (4 MiB)^2 19/400 / 20
-        est, var = dp.region_estimate(4 << 20, 1, 20)
+        est, var = dp.region_estimate(4 << 20, 1, 20, 'plugin')
         self.assertEqual(est, (4 << 20) / 20)
         self.assertAlmostEqual(var / (1 << 40), 16 * 19 / 400 / 20)
 
     def test_none_and_all(self):
-        # the plug-in p = 0 or 1: no variance, as tools/damon-probe-metrics
-        self.assertEqual(dp.region_estimate(4096, 0, 20), (0.0, 0.0))
-        self.assertEqual(dp.region_estimate(4096, 20, 20), (4096.0, 0.0))
-        self.assertEqual(dp.region_estimate(1 << 30, 7, 7), (1 << 30, 0.0))
+        # the plug-in p = 0 or 1: no variance
+        self.assertEqual(dp.region_estimate(4096, 0, 20, 'plugin'),
+                         (0.0, 0.0))
+        self.assertEqual(dp.region_estimate(4096, 20, 20, 'plugin'),
+                         (4096.0, 0.0))
+        self.assertEqual(dp.region_estimate(1 << 30, 7, 7, 'plugin'),
+                         (1 << 30, 0.0))
+        # the default keeps one, the same for none and all (q and 1 - q)
+        n, a = dp.region_estimate(4096, 0, 20), dp.region_estimate(4096, 20,
+                                                                   20)
+        self.assertEqual((n[0], a[0]), (0.0, 4096.0))
+        self.assertAlmostEqual(n[1], 4096 ** 2 * (0.5 / 21) * (20.5 / 21) /
+                               20)
+        self.assertAlmostEqual(n[1], a[1])
 
     def test_formulas(self):
         # S = 4, h = 5 of 20: unbiased 16 * 3/16 / 19; shrunk q = 5.5/21
@@ -246,7 +260,7 @@ class StdError(unittest.TestCase):
         est = var = 0.0
         for win in wins:
             for size, hits in win:
-                e, v = dp.region_estimate(size, hits, 20)
+                e, v = dp.region_estimate(size, hits, 20, 'plugin')
                 est += e
                 var += v
         mean, se = dp.mean_se(est, var, len(wins))

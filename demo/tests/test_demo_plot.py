@@ -43,8 +43,8 @@ def png_info(path):
 
 def by_hand(rec):
     """Per band, per probe: (mean estimate, standard error, mean truth) in
-    MiB, written out again: est = sum S h / m, var = sum S^2 p (1-p) / m,
-    p = h / m, over all windows; mean / n, se = sqrt(var) / n."""
+    MiB, written out again: est = sum S h / m, var = sum S^2 q (1-q) / m,
+    q = (h + 1/2) / (m + 1), over all windows; mean / n, se = sqrt(var) / n."""
     m, n = rec['max_hits'], rec['windows']
     out = {}
     for band in plot.BANDS:
@@ -56,9 +56,9 @@ def by_hand(rec):
                     b = ('hot' if 2 * acc >= m else 'warm' if acc else 'cold')
                     if band not in (b, 'all'):
                         continue
-                    p = hits[i] / m
-                    est += (e - s) * p
-                    var += (e - s) ** 2 * p * (1 - p) / m
+                    q = (hits[i] + 0.5) / (m + 1)
+                    est += (e - s) * hits[i] / m
+                    var += (e - s) ** 2 * q * (1 - q) / m
                     truth += tr[i]
             res.append((est / n / dp.MIB, math.sqrt(var) / n / dp.MIB,
                         truth / n / dp.MIB))

@@ -59,12 +59,19 @@ class Table(unittest.TestCase):
                dp.TraceRegion(0, 4 * MIB, 6 * MIB, 0, 0, [0], 2)]
         truths = [{'anon': 3 * MIB // 2}, {'anon': 0}]
         lines = table([win], truths, ['anon'], ['anon'], 20)
-        # est 1 MiB, se sqrt(16 * 3/16 / 20) = 0.387, z (1 - 1.5) / 0.387
-        est = ['1.0±0.4', '1.5', '-1.3', '33%']
-        self.assertEqual(row(lines, 'hot'), [['hot', '1.0', '4'], est])
-        self.assertEqual(row(lines, 'cold')[1], ['0.0±0.0', '0.0', '-', '-'])
+        # est 1 MiB, q = 5.5/21, se sqrt(16 q (1 - q) / 20) = 0.393,
+        # z (1 - 1.5) / 0.393 = -1.27; the cold region: 0 hits, q = 0.5/21,
+        # se sqrt(4 q (1 - q) / 20) = 0.068, z 0 (estimate = truth); all:
+        # se sqrt(0.393^2 + 0.068^2) = 0.399, z -1.25
+        self.assertEqual(row(lines, 'hot'),
+                         [['hot', '1.0', '4'], ['1.0±0.4', '1.5', '-1.3',
+                                                '33%']])
+        self.assertEqual(row(lines, 'cold')[1], ['0.0±0.1', '0.0', '+0.0',
+                                                 '-'])
         self.assertEqual(row(lines, 'warm')[0], ['warm', '0.0', '0'])
-        self.assertEqual(row(lines, 'all'), [['all', '2.0', '6'], est])
+        self.assertEqual(row(lines, 'all'), [['all', '2.0', '6'],
+                                             ['1.0±0.4', '1.5', '-1.3',
+                                              '33%']])
 
     def test_record_table(self):
         rec = demotest.load_record()

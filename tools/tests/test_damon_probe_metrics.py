@@ -213,12 +213,17 @@ class Tool(Base):
                          1 * MIB)
         self.assertEqual(m[key('damon_probe_bytes', band='cold', **pb)],
                          round(16 * MIB / 20))
-        # sd of S * h / 20 is S * sqrt(q (1 - q) / 20), q = h / 20
+        # sd of S * h / 20 is S * sqrt(q (1 - q) / 20), q = (h + 1/2) / 21,
+        # summed over the band's regions in quadrature
+        def var(size, h):
+            q = (h + 0.5) / 21
+            return size * size * q * (1 - q) / 20
         self.assertEqual(m[key('damon_probe_bytes_stderr', band='hot', **pb)],
-                         round(8 * MIB * math.sqrt(0.25 * 0.75 / 20)))
+                         round(math.sqrt(var(4 * MIB, 20) +
+                                         var(8 * MIB, 5))))
         self.assertEqual(
             m[key('damon_probe_bytes_stderr', band='cold', **pb)],
-            round(16 * MIB * math.sqrt(0.05 * 0.95 / 20)))
+            round(math.sqrt(var(16 * MIB, 1))))
         self.assertEqual(m[key('damon_band_bytes', band='hot', **ctx)],
                          12 * MIB)
         self.assertEqual(m[key('damon_band_regions', band='hot', **ctx)], 2)
@@ -507,16 +512,17 @@ class Recorded(Base):
         self.assertEqual(max(h for _, _, hits in regions for h in hits), 400)
         for p, label in enumerate(labels):
             for b in ('hot', 'warm', 'cold'):
-                inb = [(sz, hits[p] / 400) for sz, acc, hits in regions
+                inb = [(sz, hits[p]) for sz, acc, hits in regions
                        if (acc * 2 >= 400) == (b == 'hot') and
                        (acc == 0) == (b == 'cold')]
                 pb = dict(ctx, probe=p, filters=label, band=b)
                 self.assertEqual(m[key('damon_probe_bytes', **pb)],
-                                 round(sum(sz * q for sz, q in inb)))
+                                 round(sum(sz * h / 400 for sz, h in inb)))
                 self.assertEqual(
                     m[key('damon_probe_bytes_stderr', **pb)],
-                    round(math.sqrt(sum(sz * sz * q * (1 - q) / 400
-                                        for sz, q in inb))))
+                    round(math.sqrt(sum(sz * sz * ((h + .5) / 401) *
+                                        (1 - (h + .5) / 401) / 400
+                                        for sz, h in inb))))
         # recorded facts: the no-filter probe hit every sample
         self.assertEqual(m[key('damon_probe_bytes', probe=2,
                                filters='(no filter)', band='cold', **ctx)],
