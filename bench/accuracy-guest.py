@@ -78,15 +78,26 @@ class PhysTruth:
     """The attributes of every PFN, from one snapshot of /proc/kpageflags
     and /proc/kpagecgroup."""
 
-    def __init__(self, end_pfn, memcg_ino):
-        # both buffers exist before either file is read: the snapshot sees
-        # the benchmark's memory as it is during the windows (allocating
-        # the second one after the first read made anonymous and THP
+    def __init__(self, bufs, memcg_ino):
+        # the buffers exist before any snapshot is read (PhysTruth.buffers):
+        # the snapshots see the benchmark's memory as it is during the
+        # windows (allocating one after a read made anonymous and THP
         # estimates 5 MiB above the truth)
-        bufs = touched(end_pfn * 8), touched(end_pfn * 8)
         self.flags = read_u64s('/proc/kpageflags', bufs[0])
         self.cgs = read_u64s('/proc/kpagecgroup', bufs[1])
         self.ino = memcg_ino
+
+    @staticmethod
+    def buffers(end_pfn):
+        return touched(end_pfn * 8), touched(end_pfn * 8)
+
+    def totals(self):
+        """Bytes of every attribute over all PFNs."""
+        t = {'anon': 0, 'thp': 0, 'memcg': 0}
+        for pfn in range(len(self.flags)):
+            for k in self.kinds(pfn):
+                t[k] += dp.PAGE
+        return t
 
     def kinds(self, pfn):
         f = self.flags[pfn] if pfn < len(self.flags) else 0
@@ -129,11 +140,12 @@ def memcg_ino(path):
     return os.stat(path).st_ino
 
 
-def collect(ops, pid, probes, sample_us, aggr_us, truth):
+def collect(ops, pid, probes, sample_us, aggr_us, truth, after=None):
     """NWIN windows of a kdamond with probes, and truth() called after
-    the warm-up, before the windows: the benchmark holds still while the
-    windows are traced (the trace is parsed once, at the end), so that its
-    own memory does not grow into the truth."""
+    the warm-up, before the windows (after() right after them): the
+    benchmark holds still while the windows are traced (the trace is
+    parsed once, at the end), so that its own memory does not grow into
+    the truth."""
     dp.setup(ops, pid=pid, sample_us=sample_us, aggr_us=aggr_us, min_nr=100,
              max_nr=1000, probes=[p for _, p in probes])
     dp.state('on')
@@ -141,6 +153,8 @@ def collect(ops, pid, probes, sample_us, aggr_us, truth):
     t = truth()
     dp.trace_start()
     time.sleep(NWIN * aggr_us / 1e6 * 1.1 + 1)
+    if after:
+        after()
     for _ in range(30):
         with open(dp.TRACING + '/trace') as f:
             text = f.read()
@@ -155,9 +169,10 @@ def collect(ops, pid, probes, sample_us, aggr_us, truth):
     return windows[:NWIN], t
 
 
-def report(case, names, windows, max_hits, truth_of):
+def report(case, names, windows, max_hits, truth_of, drift=None):
     """truth_of(name, start, end): bytes of [start, end) with the
-    attribute of probe name."""
+    attribute of probe name; drift: {name: bytes the truth changed by
+    from before the windows to after them}."""
     for pi, name in enumerate(names):
         # per window and band: est, var per formula, truth
         per = {b: [] for b in dp.BANDS}
@@ -182,8 +197,10 @@ def report(case, names, windows, max_hits, truth_of):
         for b in dp.BANDS:
             rows = per[b]
             for fi, form in enumerate(FORMULAS):
-                print(json.dumps(summary(case, name, b, form, fi, rows)),
-                      flush=True)
+                row = summary(case, name, b, form, fi, rows)
+                if drift is not None and b == 'all':
+                    row['drift'] = drift.get(name)
+                print(json.dumps(row), flush=True)
 
 
 def summary(case, name, band, form, fi, rows):
@@ -227,9 +244,16 @@ def paddr(case='paddr'):
                            '--cold-file', 96, '--hot'),
                dp.Workload('--anon', 48, '--thp', 32, '--hot', cgroup=MEMCG)]
     try:
-        windows, phys = collect('paddr', None, PROBES, 5000, 100000,
-                                lambda: PhysTruth(max_pfn(),
-                                                  memcg_ino(memcg_path)))
+        ino = memcg_ino(memcg_path)
+        bufs = PhysTruth.buffers(max_pfn()), PhysTruth.buffers(max_pfn())
+        post = []
+        windows, phys = collect(
+            'paddr', None, PROBES, 5000, 100000,
+            lambda: PhysTruth(bufs[0], ino),
+            lambda: post.append(PhysTruth(bufs[1], ino)))
+        t0, t1 = phys.totals(), post[0].totals()
+        drift = {k: t1[k] - t0[k] for k in t0}
+        drift['not-anon'] = -drift['anon']
         start = min(r.start for r in windows[0])
         end = max(r.end for r in windows[0])
         base = start // dp.PAGE
@@ -240,7 +264,7 @@ def paddr(case='paddr'):
         for w in wls:
             w.stop()
         dp.remove_memcg(MEMCG)
-    report(case, [n for n, _ in PROBES], windows, 20, pre.bytes)
+    report(case, [n for n, _ in PROBES], windows, 20, pre.bytes, drift)
 
 
 class Spans:
@@ -281,9 +305,10 @@ def vaddr():
     memcg_path = dp.make_memcg(MEMCG)
     wl = dp.Workload('--anon', 128, '--thp', 64, '--file', 96, cgroup=MEMCG)
     try:
+        ino = memcg_ino(memcg_path)
+        bufs = PhysTruth.buffers(max_pfn())
         windows, phys = collect('vaddr', wl.pid, PROBES, 5000, 100000,
-                                lambda: PhysTruth(max_pfn(),
-                                                  memcg_ino(memcg_path)))
+                                lambda: PhysTruth(bufs, ino))
         pre = Spans(wl.pid, windows, ['anon', 'thp', 'memcg'],
                     lambda pfn, vpage: phys.kinds(pfn))
     finally:
@@ -295,8 +320,9 @@ def vaddr():
 def vaddr_idle():
     wl = dp.Workload('--anon', 16, '--cold-anon', 112, '--hot')
     try:
+        bufs = PhysTruth.buffers(max_pfn())
         windows, phys = collect('vaddr', wl.pid, IDLE_PROBES, 20000, 400000,
-                                lambda: PhysTruth(max_pfn(), 0))
+                                lambda: PhysTruth(bufs, 0))
         hot = wl.areas['anon']
 
         def kinds_of(pfn, vpage):

@@ -350,18 +350,22 @@ def accuracy(rows):
     out[-1:-1] = ['- command: `bench/accuracy.sh` (guest side: '
                   '`bench/accuracy-guest.py`, which describes the cases)']
     n = rows[0]['n']
-    out += ['Per case and probe, %d aggregation windows of a static workload '
-            '(20 samples per region per window); per window, z = (estimate - '
-            'page-level truth of the same regions) / standard error. Goal '
-            'for every attribute and ops over all regions: |mean z| <= 0.2 '
-            'and coverage (share of windows with |z| <= 2) >= 93%%.  '
-            '"rel err 10": mean |relative error| of the mean of 10 '
-            'consecutive windows.  Standard error of one region of size S '
-            'with h hits of m samples: plugin S^2 p(1-p)/m, p = h/m (what '
-            'the tools publish); unbiased: over m - 1; shrunk: p = (h + '
-            '1/2)/(m + 1).  "inf": windows with a standard error of 0 and an '
-            'estimate off the truth.  An sd of z below 1 means error bars '
-            'wider than the errors.' % n, '']
+    out += ['Per case and probe, %d aggregation windows of a workload '
+            'whose layout does not change (20 samples per region per '
+            'window); per window, z = (estimate - page-level truth of the '
+            'same regions) / standard error. Goal for every attribute and '
+            'ops over all regions: |mean z| <= 0.2 and coverage (share of '
+            'windows with |z| <= 2) >= 93%%.  "rel err 10": mean |relative '
+            'error| of the mean of 10 consecutive windows.  Standard error '
+            'of one region of size S with h hits of m samples: plugin S^2 '
+            'p(1-p)/m, p = h/m (what the tools published before this '
+            'benchmark); unbiased: over m - 1; shrunk: p = (h + 1/2)/(m + 1) '
+            '(what they publish now).  "inf": windows with a standard error '
+            'of 0 and an estimate off the truth.  An sd of z below 1 means '
+            'error bars wider than the errors.  "truth drift" (paddr): how '
+            'much the truth of the whole range changed from a snapshot '
+            'before the windows (the truth used) to one after them.' % n,
+            '']
     forms = []
     for r in rows:
         if r['formula'] not in forms:
@@ -380,13 +384,15 @@ def accuracy(rows):
             ' (%d inf)' % r['inf'] if r['inf'] else '', '' if ok else ' **x**')
     out += ['## All regions: mean z / sd of z / coverage, per standard error '
             'formula', '',
-            '| case | probe | truth MiB | estimate MiB | rel err 10 |' +
-            ''.join(' %s |' % f for f in forms),
-            '|---|---|---|---|---|' + '---|' * len(forms)]
+            '| case | probe | truth MiB | estimate MiB | truth drift MiB | '
+            'rel err 10 |' + ''.join(' %s |' % f for f in forms),
+            '|---|---|---|---|---|---|' + '---|' * len(forms)]
     for c, p in keys:
         r0 = by[(c, p, 'all', forms[0])]
-        out.append('| %s | %s | %.1f | %.1f | %s |' % (
+        out.append('| %s | %s | %.1f | %.1f | %s | %s |' % (
             c, p, r0['truth'] / 2**20, r0['est'] / 2**20,
+            '%+.1f' % (r0['drift'] / 2**20) if r0.get('drift') is not None
+            else '-',
             '%.1f%%' % (r0['rel_err10'] * 100)
             if r0['rel_err10'] is not None else '-') +
             ''.join(' %s |' % cell(by[(c, p, 'all', f)]) for f in forms))
@@ -398,6 +404,22 @@ def accuracy(rows):
         out.append('- %s: goal %s' % (f, 'met for every case and probe'
                                       if not bad else 'NOT met for ' +
                                       ', '.join('%s %s' % b for b in bad)))
+    drifted = [(c, p) for c, p in keys
+               if by[(c, p, 'all', forms[0])].get('drift') is not None]
+    if drifted:
+        out += ['', '## Where the truth moved during the windows', '',
+                'The truth is a snapshot taken before the windows; a second '
+                'one right after them gives the drift.  If an attribute '
+                'grows at a steady rate while the windows are counted, the '
+                'mean estimate lands half the drift above the first '
+                'snapshot: compare the two columns.', '',
+                '| case | probe | estimate - truth MiB | drift / 2 MiB |',
+                '|---|---|---|---|']
+        for c, p in drifted:
+            r = by[(c, p, 'all', forms[0])]
+            out.append('| %s | %s | %+.1f | %+.1f |' % (
+                c, p, (r['est'] - r['truth']) / 2**20,
+                r['drift'] / 2**21))
     bands = [b for b in ('hot', 'warm', 'cold')
              if any(k[2] == b for k in by)]
     out += ['', '## Per hotness band (formula %s): mean z / sd of z / '
