@@ -338,17 +338,7 @@ def vaddr_idle():
 
 def max_pfn():
     """One past the highest PFN of System RAM."""
-    return max(e for _, e in system_ram()) // dp.PAGE + 1
-
-
-def system_ram():
-    out = []
-    for line in open('/proc/iomem'):
-        if not line.startswith(' ') and line.rstrip().endswith(
-                ': System RAM'):
-            s, e = line.split(' :')[0].split('-')
-            out.append((int(s, 16), int(e, 16) + 1))
-    return out
+    return max(e for _, e in dp.system_ram()) // dp.PAGE + 1
 
 
 CASES = {'paddr': paddr, 'paddr-hot': lambda: paddr('paddr-hot'),

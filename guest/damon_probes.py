@@ -155,19 +155,27 @@ def write_probes(probes, ctx=CTX):
                 write(fdir + '/max', f['sz'][1])
 
 
+def system_ram(merge=True):
+    """The top-level 'System RAM' ranges of /proc/iomem as [start, end),
+    adjacent ones merged unless merge is False."""
+    out = []
+    for line in open('/proc/iomem'):
+        if line.startswith(' ') or not line.rstrip().endswith(': System RAM'):
+            continue
+        s, e = (int(x, 16) for x in line.split(' :')[0].split('-'))
+        if merge and out and out[-1][1] == s:
+            out[-1] = (out[-1][0], e + 1)
+        else:
+            out.append((s, e + 1))
+    if not out:
+        raise Fail('no System RAM in /proc/iomem')
+    return out
+
+
 def biggest_system_ram():
     """The largest 'System RAM' range of /proc/iomem, as DAMON_RECLAIM picks
     it: the default physical address range to monitor."""
-    best = (0, 0)
-    for line in open('/proc/iomem'):
-        if line.startswith(' ') or 'System RAM' not in line:
-            continue
-        s, e = (int(x, 16) for x in line.split(':')[0].strip().split('-'))
-        if e + 1 - s > best[1] - best[0]:
-            best = (s, e + 1)
-    if best == (0, 0):
-        raise Fail('no System RAM in /proc/iomem')
-    return best
+    return max(system_ram(merge=False), key=lambda r: r[1] - r[0])
 
 
 def setup(ops='paddr', pid=None, sample_us=5000, aggr_us=100000,

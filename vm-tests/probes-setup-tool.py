@@ -53,20 +53,6 @@ def conf(name, text):
         f.write(text)
 
 
-def ram_ranges():
-    out = []
-    for line in open('/proc/iomem'):
-        if not line.startswith(' ') and line.rstrip().endswith(
-                ': System RAM'):
-            s, e = line.split(' :')[0].split('-')
-            s, e = int(s, 16), int(e, 16) + 1
-            if out and out[-1][1] == s:
-                out[-1] = (out[-1][0], e)
-            else:
-                out.append((s, e))
-    return out
-
-
 def nr_kdamonds():
     return int(dp.read(dp.ADMIN + '/kdamonds/nr_kdamonds'))
 
@@ -82,7 +68,7 @@ def check_running():
              'probes %s' % got)
     dp.check(dp.read(probes + '/1/filters/0/path') == '/' + MEMCG,
              'memcg path')
-    ranges = ram_ranges()
+    ranges = dp.system_ram()
     t = dp.CTX + '/targets/0/regions'
     got = [(int(dp.read('%s/%d/start' % (t, i))),
             int(dp.read('%s/%d/end' % (t, i))))
