@@ -48,13 +48,13 @@ checkpatch: ## checkpatch --strict on patches/
 sparse: ## sparse on mm/damon/, compared with the base
 	$(S)/check-sparse.sh
 
-check: ## the whole test run (CI): deps, damo, base, install, python, series, checkpatch, sparse, kunit, configs, vm
+check: ## the whole test run (CI): deps, damo, base, install, python, tools, deb, links, series, checkpatch, sparse, kunit, configs, vm, boot
 	$(S)/check.sh
 
 check-full: ## check + the debug kernel (KASAN/lockdep/kmemleak) running the VM tests
 	$(S)/check.sh --full
 
-check-boot: ## boot the packaged kernel and damon-probes in a Debian 12 disk image under systemd (root; ~7 min)
+check-boot: ## boot the packaged kernel and damon-probes in a Debian 12 disk image under systemd (root; ~4-6 min; KFLAVOUR=cloud: the Debian-config kernel)
 	$(S)/check-boot.sh
 
 check-install: ## prove the install path from a clean Debian 12 root (root; ~5 min)
