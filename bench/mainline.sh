@@ -7,27 +7,31 @@
 # filter types mainline 7.3 has (FILTERS=mainline: memcg and anon).
 # Configurations 0, 1x1, 4x1, 4x3, 4x3m; paddr and vaddr (mainline
 # evaluates no probe on vaddr: its vaddr rows show what probes cost it
-# there, which is nothing, and give no result).  Writes
+# there, which is nothing, and give no result); and stock 6.12 (the
+# series' base, no probes), so that what the two DAMON cores cost apart
+# from the probes shows in the same run.  Writes
 # bench/results/mainline.md (bench/report.py mainline).
 # Environment: REPS (5), SEG_SECONDS (4), OPS ("paddr vaddr").
 set -eu
 . "$(dirname "$0")/../scripts/lib.sh"
 out=$BUILD/x86-bench
 t=$(date +%s)
-"$REPO/bench/build-bench.sh" series mainline >/dev/null
+"$REPO/bench/build-bench.sh" series mainline stock >/dev/null
 make -s -C "$REPO/tools" OUT="$BUILD/tools"
 say "kernels built in $(since "$t")s"
 raw=$LOGS/bench-mainline.jsonl
 : >"$raw"
-for k in series mainline; do
+for k in series mainline stock; do
+	cfg="0 1x1 4x1 4x3 4x3m"
+	[ "$k" != stock ] || cfg=stock
 	say "running the '$k' kernel"
 	ICOUNT=1 SMP=1 MEM=1G TIMEOUT=3600 VM_LOG=$LOGS/bench-mainline-$k.log \
 		"$REPO/scripts/run-vm.sh" -k "$out/bzImage-$k" -e TICKER=0 -e KERNEL=$k \
-		-e FILTERS=mainline -e "CONFIGS=0 1x1 4x1 4x3 4x3m" -e "REPS=${REPS:-5}" \
+		-e FILTERS=mainline -e "CONFIGS=$cfg" -e "REPS=${REPS:-5}" \
 		-e "SEG_SECONDS=${SEG_SECONDS:-4}" -e "OPS=${OPS:-paddr vaddr}" \
 		-- python3 "$REPO/bench/overhead-guest.py" | grep '^{' >>"$raw" ||
 		die "the '$k' run failed (log: $LOGS/bench-mainline-$k.log)"
 done
-SERIES=$(cat "$out/bzImage-series.commit") MAINLINE=$(cat "$out/bzImage-mainline.commit") \
+SERIES=$(cat "$out/bzImage-series.commit") \
 	SMP=1 MEM=1G python3 "$REPO/bench/report.py" mainline "$raw"
 say "bench/mainline.sh: $(since "$t")s"

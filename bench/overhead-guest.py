@@ -131,6 +131,11 @@ def live_regions():
                    if w.startswith('nr_regions=')})
 
 
+def traceable(func):
+    with open(dp.TRACING + '/available_filter_functions') as f:
+        return any(line.split()[0] == func for line in f if line.strip())
+
+
 def set_ftrace_filter(funcs):
     """Trace exactly funcs: ftrace takes one name per write(2), so a
     truncating open for the first name, then appending ones."""
@@ -156,6 +161,11 @@ def run_ops(ops, wl):
                                        for a in wl.areas.values()), NR)
     funcs = ('damon_%s_check_accesses' % ops[:2],
              'damon_%s_prepare_access_checks' % ops[:2]) + tuple(PROFILE)
+    # mainline 7.3 samples the probes in a third callback, called at every
+    # sampling interval whether probes are installed or not
+    extra = 'damon_%s_apply_probes' % ops[:2]
+    if extra not in funcs and traceable(extra):
+        funcs += (extra,)
     set_ftrace_filter(funcs)
     stock = CONFIGS == ['stock']
     dp.write(dp.ADMIN + '/kdamonds/nr_kdamonds', 1)
@@ -184,7 +194,7 @@ def run_ops(ops, wl):
                 'cpu_ns': c1 - c0, 'samples': calls[funcs[0]],
                 'check_ns': ns[funcs[0]], 'prepare_ns': ns[funcs[1]],
                 'live_regions': live, 'vmstat': vmstat(),
-                'profile': {f: [calls[f], ns[f]] for f in PROFILE}}),
+                'profile': {f: [calls[f], ns[f]] for f in funcs[2:]}}),
                 flush=True)
     dp.stop()
 

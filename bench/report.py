@@ -284,8 +284,8 @@ def mainline(rows):
     pin = dict(line.split('=', 1) for line in open(os.path.join(
         REPO, 'bench', 'mainline.pin')).read().splitlines()
         if '=' in line and not line.startswith('#'))
-    out[-1:-1] = ['- kernels: "series" = %s (base + patches/), "mainline" = '
-                  'Debian %s %s (%s)' % (
+    out[-1:-1] = ['- kernels: "series" = %s (base + patches/), "stock" = the '
+                  'base, "mainline" = Debian %s %s (%s)' % (
                       os.environ.get('SERIES', '?')[:12], pin['MAINLINE_PKG'],
                       pin['MAINLINE_VERSION'], pin['MAINLINE_SUITE']),
                   '- command: `bench/mainline.sh` (the method of '
@@ -299,13 +299,18 @@ def mainline(rows):
             'memcg of another empty cgroup, allow anon); "4x3m": each probe '
             'its own first memcg.  "total" = kdamond instructions, '
             '"sampling" = instructions in damon_*_prepare_access_checks() + '
-            'damon_*_check_accesses().  Cells: median [min-max] over the '
+            'damon_*_check_accesses() (+ mainline\'s damon_pa_apply_probes(), '
+            'which it calls at every sample, probes or not).  Cells: median '
+            '[min-max] over the '
             'rounds; a ratio within a kernel is taken per round, one '
             'between kernels pairs round i with round i.' % (
                 rows[0]['nr_regions'], reps, round(rows[0]['seconds'])), '']
 
     def per_sample(r, what):
-        ns = r['cpu_ns'] if what == 'total' else r['check_ns'] + r['prepare_ns']
+        ns = r['cpu_ns'] if what == 'total' else (
+            r['check_ns'] + r['prepare_ns'] +
+            sum(v[1] for f, v in r.get('profile', {}).items()
+                if f.endswith('_apply_probes')))
         return ns / (r['samples'] * r['nr_regions'])
 
     def series_of(k, ops, c, what):
@@ -332,6 +337,16 @@ def mainline(rows):
                 c, statistics.median(st), statistics.median(mt),
                 ratio_cell(ratios(st, mt)), statistics.median(ss),
                 statistics.median(ms)))
+        st = series_of('stock', ops, 'stock', 'total')
+        if st:
+            s0 = series_of('series', ops, '0', 'total')
+            m0 = series_of('mainline', ops, '0', 'total')
+            out += ['', 'Stock 6.12 (the base, no probes): %.1f total per '
+                    'region sample; series 0 probes / stock %s; mainline '
+                    '0 probes / stock %s: what the two DAMON cores cost '
+                    'apart from the probes.' % (
+                        statistics.median(st), ratio_cell(ratios(s0, st)),
+                        ratio_cell(ratios(m0, st)))]
         out += ['', '| within the kernel | series | mainline |',
                 '|---|---|---|']
         for c in configs[1:]:
