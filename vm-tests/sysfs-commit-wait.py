@@ -37,7 +37,6 @@ another command fails with EBUSY (the request slot is taken).  A writer
 that is stuck is released by turning the kdamond off, so a failing kernel
 fails this test instead of hanging it.
 """
-import os
 import signal
 import subprocess
 import sys
