@@ -4,6 +4,9 @@
 # git am --committer-date-is-author-date of $PATCHES/*.patch in name order
 # (0000-cover-letter.patch is not applied: its subject and text become the
 # branch description, from which scripts/export-series.sh regenerates it).
+# A patch's notes, the text between its first "---" line and the "---" line
+# above its diffstat, are kept at the end of the commit message, as git am
+# would drop them, so that export-series.sh writes them out again.
 #
 # Safe to re-run: uncommitted changes are stashed first (git stash list), and if
 # the old "series" had commits that differ from what patches/ gives, it is kept
@@ -31,6 +34,18 @@ new_files=$(git ls-files --others --ignored --exclude-standard |
 	grep -vE '(^|/)__pycache__/|\.pyc$' | head -10 || true)
 [ -z "$new_files" ] || say "NOTE: files not known to git are left as they are (add new files with 'git add -f'):" $new_files
 
+# keep_notes <patch>: append the patch's notes (see above) to the message of
+# the commit git am just made from it.
+keep_notes() {
+	local notes
+	notes=$(awk '/^diff --git / { exit } /^---$/ { n++; if (n > 1) print buf; buf = ""; next }
+		n { buf = buf $0 "\n" }' "$1" | sed '$d')
+	[ -n "$notes" ] || return 0
+	GIT_COMMITTER_DATE=$(git log -1 --format=%ad --date=raw) git commit -q --amend \
+		--no-verify --cleanup=verbatim -F <(git log -1 --format=%B | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}'
+		echo ---; printf '%s\n' "$notes")
+}
+
 # 2. Re-create the branch from base + patches.
 old=$(git rev-parse -q --verify refs/heads/series || true)
 git checkout -q --detach base
@@ -43,6 +58,7 @@ while read -r p; do
 		git checkout -q series 2>/dev/null || true
 		die "patch ${p##*/} does not apply on top of the previous patches (series branch left unchanged)"
 	fi
+	keep_notes "$p"
 	n=$((n + 1))
 done < <(series_patches)
 
