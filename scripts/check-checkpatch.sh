@@ -2,7 +2,8 @@
 # usage: scripts/check-checkpatch.sh
 # scripts/checkpatch.pl --strict on every $PATCHES/*.patch except the cover
 # letter.  A patch passes with 0 errors and 0 warnings, and 0 CHECKs unless its
-# commit message has a line "checkpatch: <why the CHECKs are fine>".  The
+# commit message or its notes below "---" have a line "checkpatch: <why the
+# CHECKs are fine>".  The
 # FILE_PATH_CHANGES warning is not reported for a patch whose added or
 # deleted files MAINTAINERS already covers (an F: entry of their directory).  Shows
 # checkpatch's report for and names every failing patch.  With no patches there
@@ -44,14 +45,15 @@ for p in "${files[@]}"; do
 		"${ignore[@]}" "$p" 2>&1) || true
 	total=$(grep -E '^total: [0-9]+ errors, [0-9]+ warnings' <<<"$out" | tail -1)
 	read -r e w c < <(sed -E 's/^total: ([0-9]+) errors, ([0-9]+) warnings, ([0-9]+) checks.*/\1 \2 \3/' <<<"$total") || true
-	# justification: a "checkpatch: ..." line in the commit message (before the first ---)
-	why=$(sed '/^---$/q' "$p" | sed -n 's/^checkpatch: *\(..*\)/\1/p' | head -1)
+	# justification: a "checkpatch: ..." line in the commit message or in
+	# the notes below its "---" (anything before the diff)
+	why=$(sed '/^diff --git /q' "$p" | sed -n 's/^checkpatch: *\(..*\)/\1/p' | head -1)
 	if [ -z "$total" ]; then
 		echo "$out" >&2; say "FAIL $f: checkpatch gave no summary"; bad+=("$f")
 	elif [ "$e" != 0 ] || [ "$w" != 0 ] || { [ "$c" != 0 ] && [ -z "$why" ]; }; then
 		sed '/^total:/,$d; /^$/d; s/^/    /' <<<"$out" >&2
 		hint=
-		[ "$e$w" != 00 ] || hint=" (CHECKs are allowed only with a line 'checkpatch: <justification>' in the commit message)"
+		[ "$e$w" != 00 ] || hint=" (CHECKs are allowed only with a line 'checkpatch: <justification>' in the commit message or its notes)"
 		say "FAIL $f: $e errors, $w warnings, $c checks$hint"
 		bad+=("$f")
 	else
