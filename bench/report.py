@@ -276,18 +276,59 @@ def commit(rows):
     return out
 
 
+def kernels_line(stock=False):
+    """The header line naming the series and the mainline kernel."""
+    pin = dict(line.split('=', 1) for line in open(os.path.join(
+        REPO, 'bench', 'mainline.pin')).read().splitlines()
+        if '=' in line and not line.startswith('#'))
+    return ('- kernels: "series" = %s (base + patches/), %s"mainline" = '
+            'Debian %s %s (%s)' % (
+                os.environ.get('SERIES', '?')[:12],
+                '"stock" = the base, ' if stock else '', pin['MAINLINE_PKG'],
+                pin['MAINLINE_VERSION'], pin['MAINLINE_SUITE']))
+
+
+def attrs_regions(rows):
+    out = header('Region counts in attributes-only monitoring: the series '
+                 'and mainline 7.3')
+    out[-1:-1] = [kernels_line(),
+                  '- command: `bench/attrs-regions.sh`']
+    rounds = max(r['round'] for r in rows) + 1
+    secs = len(rows[0]['nr_regions'])
+    # a column for each of these seconds that the runs have, and the last
+    cols = sorted({s for s in (1, 2, 3, 5, 10, 15, 20, 30, 45, 60, 90, 120)
+                   if s <= secs} | {secs})
+    out += ['paddr on the biggest System RAM range, 5 ms samples, 100 ms '
+            'windows, min 10 / max 1000 regions, one `allow anon` probe of '
+            'weight 1 ("attrs": attributes only) or 0 ("access": access '
+            'monitoring), 128 MiB hot and 256 MiB cold anonymous memory; '
+            'the number of regions (tried regions of a stat scheme) every '
+            'second from `on` (some of the seconds shown), median [min-max] '
+            'of %d rounds.' % rounds, '',
+            '| kernel | mode |' + ''.join(' %d s |' % c for c in cols),
+            '|---|---|' + '---|' * len(cols)]
+    for k in ('series', 'mainline'):
+        for m in ('access', 'attrs'):
+            runs = [r['nr_regions'] for r in rows
+                    if r['kernel'] == k and r['mode'] == m]
+            if not runs:
+                continue
+            cells = []
+            for c in cols:
+                v = [run[c - 1] for run in runs]
+                cells.append('%d [%d-%d]' % (statistics.median(v), min(v),
+                                             max(v)))
+            out.append('| %s | %s |' % (k, m) +
+                       ''.join(' %s |' % c for c in cells))
+    return out
+
+
 def mainline(rows):
     out = header('Against mainline 7.3: instructions per region sample')
     out[-2] = ('- guest: QEMU TCG with `-icount shift=0,sleep=off` '
                '(single-threaded), 1 vCPU, 1G memory, configs/guest.config + '
                'configs/bench-prof.config (7.3: the symbols it still has)')
-    pin = dict(line.split('=', 1) for line in open(os.path.join(
-        REPO, 'bench', 'mainline.pin')).read().splitlines()
-        if '=' in line and not line.startswith('#'))
-    out[-1:-1] = ['- kernels: "series" = %s (base + patches/), "stock" = the '
-                  'base, "mainline" = Debian %s %s (%s)' % (
-                      os.environ.get('SERIES', '?')[:12], pin['MAINLINE_PKG'],
-                      pin['MAINLINE_VERSION'], pin['MAINLINE_SUITE']),
+    out[-1:-1] = [kernels_line(stock=True),
                   '- command: `bench/mainline.sh` (the method of '
                   '`bench/overhead.sh`: results/overhead.md)']
     reps = max(r['rep'] for r in rows) + 1
@@ -458,7 +499,8 @@ def main():
     if not rows:
         sys.exit('no result in %s' % path)
     lines = {'overhead': overhead, 'size': size, 'commit': commit,
-             'accuracy': accuracy, 'mainline': mainline}[kind](rows)
+             'accuracy': accuracy, 'mainline': mainline,
+             'attrs-regions': attrs_regions}[kind](rows)
     text = '\n'.join(lines) + '\n'
     resdir = os.path.join(REPO, 'bench', 'results')
     os.makedirs(resdir, exist_ok=True)
