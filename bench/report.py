@@ -183,7 +183,6 @@ def size(rows):
     ref = None
     for g in sizes:
         rs = [r for r in rows if r['mem_gib'] == g]
-        boots = sorted({r.get('boot', 1) for r in rs})
         kd = [r['kdamond_ns_per_aggr'] / 1e6 for r in rs]
         # per region sample: 20 samples of each region per aggregation
         ps = [r['kdamond_ns_per_aggr'] / 20 / r['regions'] for r in rs]
