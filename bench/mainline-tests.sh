@@ -24,10 +24,7 @@ grep -E 'Testing complete|FAILED|SKIPPED' "$LOGS/kunit-mainline.log" | sed 's/^\
 say "mainline DAMON kselftests in the guest"
 kernel=$("$REPO/bench/build-bench.sh" mainline | tail -1)
 kst=$BUILD/kst-mainline
-rm -rf "$kst"
-make -C "$ml/tools/testing/selftests" TARGETS=damon O="$BUILD/kst-build-mainline" \
-	install INSTALL_PATH="$kst" >"$LOGS/kst-build-mainline.log" 2>&1 ||
-	die "building mainline's DAMON kselftests (log: $LOGS/kst-build-mainline.log)"
+damon_kselftests "$ml" mainline
 make -s -C "$REPO/tools" OUT="$BUILD/tools"
 mapfile -t names < <(sed 's/^damon://' "$kst/kselftest-list.txt")
 VM_LOG=$LOGS/vm-mainline-kst.log TIMEOUT=3600 "$REPO/scripts/run-vm.sh" -k "$kernel" \

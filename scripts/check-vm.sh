@@ -24,10 +24,7 @@ kst_log=$LOGS/kst-build-$kind.log
 # one set of test binaries per kernel kind, so that a normal and a debug run
 # can go on at the same time
 kst=$BUILD/kst-$kind
-rm -rf "$kst"
-make -C "$TREE/tools/testing/selftests" TARGETS=damon O="$BUILD/kst-build-$kind" \
-	install INSTALL_PATH="$kst" >"$kst_log" 2>&1 ||
-	{ tail -20 "$kst_log" >&2; die "building the DAMON kselftests (log: $kst_log)"; }
+damon_kselftests "$TREE" "$kind"
 make -C "$REPO/tools" OUT="$BUILD/tools" >>"$kst_log" 2>&1 ||	# ticker, workloads
 	{ tail -20 "$kst_log" >&2; die "building tools/*.c (log: $kst_log)"; }
 

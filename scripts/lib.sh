@@ -96,6 +96,18 @@ kmake() {
 	make -C "$TREE" O="$out" ARCH=x86_64 "$(make_cc)" "$@"
 }
 
+# damon_kselftests <tree> <name>
+# Install the DAMON kselftests of <tree> in $BUILD/kst-<name> (built in
+# $BUILD/kst-build-<name>, log $LOGS/kst-build-<name>.log), afresh, for
+# guest/run-tests.sh (KST=$BUILD/kst-<name>).
+damon_kselftests() {
+	local kst=$BUILD/kst-$2 log=$LOGS/kst-build-$2.log
+	rm -rf "$kst"
+	make -C "$1/tools/testing/selftests" TARGETS=damon O="$BUILD/kst-build-$2" \
+		install INSTALL_PATH="$kst" >"$log" 2>&1 ||
+		{ tail -20 "$log" >&2; die "building the DAMON kselftests of $1 (log: $log)"; }
+}
+
 # kconfig_build <tree> <out> <arch> <fragment...>
 # Configure the kernel build dir <out> of <tree> for <arch> as allnoconfig +
 # the fragments (concatenated), the one way every script configures a
