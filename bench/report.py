@@ -15,10 +15,15 @@ import sys
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+def read_pin(*path):
+    """The KEY=value lines of a pin file under REPO, as a dict."""
+    return dict(line.split('=', 1) for line in
+                open(os.path.join(REPO, *path)).read().splitlines()
+                if '=' in line and not line.startswith('#'))
+
+
 def header(title):
-    pin = dict(line.split('=', 1) for line in
-               open(os.path.join(REPO, 'base', 'pin')).read().splitlines()
-               if '=' in line and not line.startswith('#'))
+    pin = read_pin('base', 'pin')
     commit = subprocess.run(['git', '-C', REPO, 'log', '-1', '--format=%h',
                              '--', 'patches'], capture_output=True,
                             text=True).stdout.strip() or 'uncommitted'
@@ -277,9 +282,7 @@ def commit(rows):
 
 def kernels_line(stock=False):
     """The header line naming the series and the mainline kernel."""
-    pin = dict(line.split('=', 1) for line in open(os.path.join(
-        REPO, 'bench', 'mainline.pin')).read().splitlines()
-        if '=' in line and not line.startswith('#'))
+    pin = read_pin('bench', 'mainline.pin')
     return ('- kernels: "series" = %s (base + patches/), %s"mainline" = '
             'Debian %s %s (%s)' % (
                 os.environ.get('SERIES', '?')[:12],

@@ -112,16 +112,15 @@ def access_mode(ops, wl):
         dp.log('  ', b)
     dp.check(not bad, '%s: page idle probes disagree with nr_accesses in %d '
              'of %d records' % (ops, len(bad), nr))
-    if ops == 'vaddr':
-        frac = complement / (nr_inside * MAX_HITS) if nr_inside else 0
-        dp.log('vaddr: %d records inside the areas, probes 0 + 2 count %.3f '
-               'of their samples, %d records short by more than %d' %
-               (nr_inside, frac, short, SLACK))
-        dp.check(frac >= COMPLEMENT_MIN, 'vaddr: probes 0 (accessed) and 2 '
-                 '(not accessed) count only %.3f of the samples inside the '
-                 'areas' % frac)
     if ops != 'vaddr':
         return None
+    frac = complement / (nr_inside * MAX_HITS) if nr_inside else 0
+    dp.log('vaddr: %d records inside the areas, probes 0 + 2 count %.3f of '
+           'their samples, %d records short by more than %d' %
+           (nr_inside, frac, short, SLACK))
+    dp.check(frac >= COMPLEMENT_MIN, 'vaddr: probes 0 (accessed) and 2 (not '
+             'accessed) count only %.3f of the samples inside the areas' %
+             frac)
     area = wl.areas['anon']
     ests = [hot_bytes(win, area) for win in windows]
     est = sum(ests) / len(ests)
