@@ -18,7 +18,9 @@
 #   kunit-nosysfs scripts/run-kunit.sh no-sysfs  the same without DAMON_SYSFS and MEMCG
 #   kunit-i386  scripts/run-kunit.sh i386  the same suites on 32-bit x86 in QEMU
 #   configs     scripts/check-configs.sh   mm/damon/ builds warning-free with MEMCG=n,
-#                                          THP=n, DAMON_PADDR=n and for i386
+#                                          THP=n, DAMON_PADDR=n, for i386 (with and
+#                                          without PAE), arm64 (4K, 16K, 64K pages)
+#                                          and m68k, without 64-bit divisions
 #   vm          scripts/check-vm.sh        DAMON kselftests + vm-tests/ in QEMU
 #   boot        scripts/check-boot.sh      the guest kernel and damon-probes as
 #                                          Debian packages in a Debian 12 disk

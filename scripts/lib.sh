@@ -56,9 +56,11 @@ if [ "${CCACHE:-1}" != 0 ] && command -v ccache >/dev/null 2>&1; then
 	USE_CCACHE=1
 	export CCACHE_BASEDIR=$BUILD
 fi
-# Prints the make argument selecting ccache (one word: use as "$(make_cc)").
+# Prints the make argument selecting ccache (one word: use as "$(make_cc)"),
+# for the compiler of $CROSS_COMPILE if set.
 make_cc() {
-	if [ -n "$USE_CCACHE" ]; then echo "CC=ccache gcc"; else echo "CC=gcc"; fi
+	if [ -n "$USE_CCACHE" ]; then echo "CC=ccache ${CROSS_COMPILE:-}gcc"
+	else echo "CC=${CROSS_COMPILE:-}gcc"; fi
 }
 
 # Seconds elapsed since $1 (a `date +%s` value).

@@ -6,10 +6,12 @@ set -e
 # python3-matplotlib: demo/plot.py draws make run's picture (Agg backend, no
 # display; for Debian's /usr/bin/python3, lib.sh's DEB_PYTHON).
 # debhelper, lintian: the damon-probes package (scripts/build-deb.sh tools).
+# gcc-aarch64-linux-gnu, gcc-m68k-linux-gnu: the cross builds of mm/damon/
+# (scripts/check-configs.sh); i386 is built by the host gcc with -m32.
 PKGS="build-essential flex bison bc libelf-dev libssl-dev cpio kmod python3
       rsync xz-utils perl procps qemu-system-x86 sparse git file debootstrap
       ca-certificates prometheus prometheus-node-exporter python3-matplotlib
-      debhelper lintian"
+      debhelper lintian gcc-aarch64-linux-gnu gcc-m68k-linux-gnu"
 # A package counts as present only when dpkg says "install ok installed";
 # dpkg-query exits non-zero (and prints nothing) for one it never heard of.
 missing=
