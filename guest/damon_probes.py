@@ -3,8 +3,8 @@
 
 Drives DAMON through its sysfs interface, whose data probes ABI the
 series' own Documentation patches in patches/ describe:
-Documentation/ABI/testing/sysfs-kernel-mm-damon (patch 28) and
-Documentation/admin-guide/mm/damon/usage.rst (patch 27).  Also reads the
+Documentation/ABI/testing/sysfs-kernel-mm-damon and
+Documentation/admin-guide/mm/damon/usage.rst, as the series adds them.  Also reads the
 damon:damon_region_aggregated tracepoint, starts the attr-workload helper,
 and computes ground truth from /proc/kpageflags, /proc/kpagecgroup and
 /proc/<pid>/pagemap.  Used by vm-tests/, demo/ and bench/, which run in
