@@ -16,6 +16,7 @@ raw=$LOGS/bench-accuracy-mainline.jsonl
 : >"$raw"
 for k in series mainline; do
 	say "running the '$k' kernel"
+	# shellcheck disable=SC2016 # $RATIOS and $GUEST expand in the guest
 	MEM=2G TIMEOUT=3600 VM_LOG=$LOGS/bench-accuracy-mainline-$k.log \
 		"$REPO/scripts/run-vm.sh" -k "$BUILD/x86-bench/bzImage-$k" -e KERNEL=$k \
 		-e "NWIN=${NWIN:-200}" -e "RATIOS=${RATIOS:-20 400}" -e "GUEST=$REPO/bench/accuracy-guest.py" \
