@@ -9,20 +9,16 @@
 # 20 samples, half of it at 400), RATIOS ("20 400").
 set -eu
 . "$(dirname "$0")/../scripts/lib.sh"
+. "$REPO/bench/lib.sh"
 t=$(date +%s)
-"$REPO/bench/build-bench.sh" series mainline >/dev/null
-make -s -C "$REPO/tools" OUT="$BUILD/tools"
+bench_kernels series mainline
 raw=$LOGS/bench-accuracy-mainline.jsonl
 : >"$raw"
 for k in series mainline; do
-	say "running the '$k' kernel"
 	# shellcheck disable=SC2016 # $RATIOS and $GUEST expand in the guest
-	MEM=2G TIMEOUT=3600 VM_LOG=$LOGS/bench-accuracy-mainline-$k.log \
-		"$REPO/scripts/run-vm.sh" -k "$BUILD/x86-bench/bzImage-$k" -e KERNEL=$k \
+	MEM=2G TIMEOUT=3600 bench_boot accuracy-mainline "$k" "$raw" \
 		-e "NWIN=${NWIN:-200}" -e "RATIOS=${RATIOS:-20 400}" -e "GUEST=$REPO/bench/accuracy-guest.py" \
-		-- sh -c 'for r in $RATIOS; do RATIOS=$r python3 "$GUEST" ratio || exit; done' |
-		grep '^{' >>"$raw" ||
-		die "the '$k' run failed (log: $LOGS/bench-accuracy-mainline-$k.log)"
+		-- sh -c 'for r in $RATIOS; do RATIOS=$r python3 "$GUEST" ratio || exit; done'
 done
 SERIES=$(cat "$BUILD/x86-bench/bzImage-series.commit") \
 	python3 "$REPO/bench/report.py" accuracy-mainline "$raw"

@@ -9,18 +9,15 @@
 # bench/results/attrs-regions.md.  Environment: REPS (2), DURATION (20; the committed table: DURATION=60).
 set -eu
 . "$(dirname "$0")/../scripts/lib.sh"
+. "$REPO/bench/lib.sh"
 t=$(date +%s)
-"$REPO/bench/build-bench.sh" series mainline >/dev/null
-make -s -C "$REPO/tools" OUT="$BUILD/tools"
+bench_kernels series mainline
 raw=$LOGS/bench-attrs-regions.jsonl
 : >"$raw"
 for k in series mainline; do
-	say "running the '$k' kernel"
-	MEM=2G TIMEOUT=1800 VM_LOG=$LOGS/bench-attrs-regions-$k.log \
-		"$REPO/scripts/run-vm.sh" -k "$BUILD/x86-bench/bzImage-$k" -e KERNEL=$k \
+	MEM=2G TIMEOUT=1800 bench_boot attrs-regions "$k" "$raw" \
 		-e "REPS=${REPS:-2}" -e "DURATION=${DURATION:-20}" \
-		-- python3 "$REPO/bench/attrs-regions-guest.py" | grep '^{' >>"$raw" ||
-		die "the '$k' run failed (log: $LOGS/bench-attrs-regions-$k.log)"
+		-- python3 "$REPO/bench/attrs-regions-guest.py"
 done
 SERIES=$(cat "$BUILD/x86-bench/bzImage-series.commit") \
 	python3 "$REPO/bench/report.py" attrs-regions "$raw"

@@ -9,6 +9,7 @@
 # Environment: SIZES ("1000 10000 100000 300000"), REPS (5 commits per size).
 set -eu
 . "$(dirname "$0")/../scripts/lib.sh"
+. "$REPO/bench/lib.sh"
 out=$BUILD/x86-bench
 t=$(date +%s)
 "$REPO/bench/build-bench.sh" series stock >/dev/null
@@ -16,12 +17,9 @@ say "kernels built in $(since "$t")s"
 raw=$LOGS/bench-commit.jsonl
 : >"$raw"
 for k in stock series; do
-	say "running the '$k' kernel"
-	ICOUNT=1 SMP=1 MEM=2G TIMEOUT=5400 VM_LOG=$LOGS/bench-commit-$k.log \
-		"$REPO/scripts/run-vm.sh" -k "$out/bzImage-$k" -e TICKER=0 -e KERNEL=$k \
+	ICOUNT=1 SMP=1 MEM=2G TIMEOUT=5400 bench_boot commit "$k" "$raw" -e TICKER=0 \
 		-e "SIZES=${SIZES:-1000 10000 100000 300000}" -e "REPS=${REPS:-5}" \
-		-- python3 "$REPO/bench/commit-guest.py" | grep '^{' >>"$raw" ||
-		die "the '$k' run failed (log: $LOGS/bench-commit-$k.log)"
+		-- python3 "$REPO/bench/commit-guest.py"
 done
 SERIES=$(cat "$out/bzImage-series.commit") BASE=$(git -C "$TREE" rev-parse base) SMP=1 MEM=2G \
 	python3 "$REPO/bench/report.py" commit "$raw"

@@ -14,23 +14,20 @@
 # Environment: REPS (5), SEG_SECONDS (4), OPS ("paddr vaddr").
 set -eu
 . "$(dirname "$0")/../scripts/lib.sh"
+. "$REPO/bench/lib.sh"
 out=$BUILD/x86-bench
 t=$(date +%s)
-"$REPO/bench/build-bench.sh" series mainline stock >/dev/null
-make -s -C "$REPO/tools" OUT="$BUILD/tools"
+bench_kernels series mainline stock
 say "kernels built in $(since "$t")s"
 raw=$LOGS/bench-mainline.jsonl
 : >"$raw"
 for k in series mainline stock; do
 	cfg="0 1x1 4x1 4x3 4x3m"
 	[ "$k" != stock ] || cfg=stock
-	say "running the '$k' kernel"
-	ICOUNT=1 SMP=1 MEM=1G TIMEOUT=3600 VM_LOG=$LOGS/bench-mainline-$k.log \
-		"$REPO/scripts/run-vm.sh" -k "$out/bzImage-$k" -e TICKER=0 -e KERNEL=$k \
+	ICOUNT=1 SMP=1 MEM=1G TIMEOUT=3600 bench_boot mainline "$k" "$raw" -e TICKER=0 \
 		-e FILTERS=mainline -e "CONFIGS=$cfg" -e "REPS=${REPS:-5}" \
 		-e "SEG_SECONDS=${SEG_SECONDS:-4}" -e "OPS=${OPS:-paddr vaddr}" \
-		-- python3 "$REPO/bench/overhead-guest.py" | grep '^{' >>"$raw" ||
-		die "the '$k' run failed (log: $LOGS/bench-mainline-$k.log)"
+		-- python3 "$REPO/bench/overhead-guest.py"
 done
 SERIES=$(cat "$out/bzImage-series.commit") \
 	SMP=1 MEM=1G python3 "$REPO/bench/report.py" mainline "$raw"

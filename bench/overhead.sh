@@ -14,10 +14,9 @@
 # ("paddr vaddr").
 set -eu
 . "$(dirname "$0")/../scripts/lib.sh"
-out=$BUILD/x86-bench
+. "$REPO/bench/lib.sh"
 t=$(date +%s)
-"$REPO/bench/build-bench.sh" series emulation stock >/dev/null
-make -s -C "$REPO/tools" OUT="$BUILD/tools"
+bench_kernels series emulation stock
 say "kernels built in $(since "$t")s"
 
 raw=$LOGS/bench-overhead.jsonl
@@ -28,13 +27,10 @@ for k in stock series emulation; do
 	series) cfg="0 1x1 1x3 2x3 4x1 4x3 4x3m" ;;
 	emulation) cfg="0 4x3 4x3m" ;;
 	esac
-	say "running the '$k' kernel"
-	ICOUNT=1 SMP=1 MEM=1G TIMEOUT=3600 VM_LOG=$LOGS/bench-overhead-$k.log \
-		"$REPO/scripts/run-vm.sh" -k "$out/bzImage-$k" -e TICKER=0 -e KERNEL=$k \
+	ICOUNT=1 SMP=1 MEM=1G TIMEOUT=3600 bench_boot overhead "$k" "$raw" -e TICKER=0 \
 		-e "CONFIGS=$cfg" -e "REPS=${REPS:-5}" -e "SEG_SECONDS=${SEG_SECONDS:-4}" \
 		-e "OPS=${OPS:-paddr vaddr}" \
-		-- python3 "$REPO/bench/overhead-guest.py" | grep '^{' >>"$raw" ||
-		die "the '$k' run failed (log: $LOGS/bench-overhead-$k.log)"
+		-- python3 "$REPO/bench/overhead-guest.py"
 done
 SERIES=$(cat "$BUILD/x86-bench/bzImage-series.commit") BASE=$(git -C "$TREE" rev-parse base) SMP=1 MEM=1G python3 "$REPO/bench/report.py" overhead "$raw"
 say "bench/overhead.sh: $(since "$t")s"
