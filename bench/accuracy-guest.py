@@ -246,15 +246,39 @@ def summary(case, name, band, form, fi, rows):
             'rel_err10': sum(blocks) / len(blocks) if blocks else None}
 
 
+def paddr_workloads(case):
+    """The workloads of the paddr cases: 'paddr' (static) or 'paddr-hot'."""
+    if case == 'paddr':
+        return [dp.Workload('--anon', 160, '--file', 128, '--thp', 64),
+                dp.Workload('--anon', 96, '--thp', 32, cgroup=MEMCG)]
+    return [dp.Workload('--anon', 96, '--file', 64, '--cold-anon', 128,
+                        '--cold-file', 96, '--hot'),
+            dp.Workload('--anon', 48, '--thp', 32, '--hot', cgroup=MEMCG)]
+
+
+def phys_drift(before, after):
+    """{probe name: bytes} the truth changed by from PhysTruth before to
+    PhysTruth after."""
+    t0, t1 = before.totals(), after.totals()
+    drift = {k: t1[k] - t0[k] for k in t0}
+    drift['not-anon'] = -drift['anon']
+    return drift
+
+
+def phys_prefix(phys, windows):
+    """Prefix sums of PhysTruth phys over the range the paddr windows'
+    regions cover (every window covers the same monitored range)."""
+    start = min(r.start for w in windows for r in w)
+    end = max(r.end for w in windows for r in w)
+    base = start // dp.PAGE
+    return Prefix(['anon', 'thp', 'memcg'], base,
+                  (end + dp.PAGE - 1) // dp.PAGE - base,
+                  lambda i: phys.kinds(base + i))
+
+
 def paddr(case='paddr'):
     memcg_path = dp.make_memcg(MEMCG)
-    if case == 'paddr':
-        wls = [dp.Workload('--anon', 160, '--file', 128, '--thp', 64),
-               dp.Workload('--anon', 96, '--thp', 32, cgroup=MEMCG)]
-    else:
-        wls = [dp.Workload('--anon', 96, '--file', 64, '--cold-anon', 128,
-                           '--cold-file', 96, '--hot'),
-               dp.Workload('--anon', 48, '--thp', 32, '--hot', cgroup=MEMCG)]
+    wls = paddr_workloads(case)
     try:
         ino = memcg_ino(memcg_path)
         bufs = PhysTruth.buffers(max_pfn()), PhysTruth.buffers(max_pfn())
@@ -263,15 +287,8 @@ def paddr(case='paddr'):
             'paddr', None, PROBES, 5000, 100000,
             lambda: PhysTruth(bufs[0], ino),
             lambda: post.append(PhysTruth(bufs[1], ino)))
-        t0, t1 = phys.totals(), post[0].totals()
-        drift = {k: t1[k] - t0[k] for k in t0}
-        drift['not-anon'] = -drift['anon']
-        start = min(r.start for r in windows[0])
-        end = max(r.end for r in windows[0])
-        base = start // dp.PAGE
-        pre = Prefix(['anon', 'thp', 'memcg'], base,
-                     (end + dp.PAGE - 1) // dp.PAGE - base,
-                     lambda i: phys.kinds(base + i))
+        drift = phys_drift(phys, post[0])
+        pre = phys_prefix(phys, windows)
     finally:
         for w in wls:
             w.stop()
@@ -377,8 +394,7 @@ def ratio():
     r = int(os.environ.get('RATIOS', '20'))
     probes = PROBES if kernel == 'series' else PROBES[:3]
     memcg_path = dp.make_memcg(MEMCG)
-    wls = [dp.Workload('--anon', 160, '--file', 128, '--thp', 64),
-           dp.Workload('--anon', 96, '--thp', 32, cgroup=MEMCG)]
+    wls = paddr_workloads('paddr')
     try:
         ino = memcg_ino(memcg_path)
         bufs = PhysTruth.buffers(max_pfn()), PhysTruth.buffers(max_pfn())
@@ -387,16 +403,8 @@ def ratio():
         windows, phys = collect_tried(
             probes, 5000, 5000 * r, nwin, lambda: PhysTruth(bufs[0], ino),
             lambda: post.append(PhysTruth(bufs[1], ino)))
-        t0, t1 = phys.totals(), post[0].totals()
-        drift = {k: t1[k] - t0[k] for k in t0}
-        drift['not-anon'] = -drift['anon']
-        start = min(x.start for w in windows for x in w)
-        end = max(x.end for w in windows for x in w)
-        base = start // dp.PAGE
-        npages = (end + dp.PAGE - 1) // dp.PAGE - base
-        pres = [Prefix(['anon', 'thp', 'memcg'], base, npages,
-                       lambda i, t=t: t.kinds(base + i))
-                for t in (phys, post[0])]
+        drift = phys_drift(phys, post[0])
+        pres = [phys_prefix(t, windows) for t in (phys, post[0])]
 
         def truth_of(name, s, e):
             # the benchmark's own memory grows while it reads the windows
