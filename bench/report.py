@@ -3,7 +3,7 @@
 """Turn a benchmark's JSON lines into bench/results/<name>.md: the table,
 then the raw data it was computed from (git keeps the earlier results).
 
-usage: bench/report.py overhead|size|commit|accuracy|mainline <jsonl file>
+usage: bench/report.py overhead|size|commit|accuracy|mainline|region-size|... <jsonl file>
 """
 import datetime
 import json
@@ -325,6 +325,45 @@ def attrs_regions(rows):
     return out
 
 
+def region_size(rows):
+    out = header('Memory per region: without data probes and with them')
+    out[-1:-1] = [kernels_line(stock=True),
+                  '- command: `bench/region-size.sh`']
+    nr = rows[0]['nr_regions']
+    out += ['One paddr kdamond with %d fixed regions (min = max nr_regions), '
+            'the unreclaimable slab memory of the guest (`/proc/vmstat` '
+            'nr_slab_unreclaimable, per-CPU counts folded by '
+            '`/proc/sys/vm/stat_refresh`) measured from the kdamond\'s '
+            'sysfs directories written and the kdamond off; "on": running '
+            'without probes, "probes": %d probes of one `allow anon` filter '
+            'committed, "removed": the probes removed again by a commit. '
+            'Bytes per region = growth / regions, median [min-max] of %d '
+            'repetitions in one boot per kernel.  "slab" = the region '
+            'cache\'s object size in its slab (`/sys/kernel/slab/'
+            'damon_region/slab_size`; the series\' counters: '
+            '`damon_probe_counts`).' % (
+                nr, max(r['probes'] for r in rows),
+                max(r['rep'] for r in rows) + 1), '',
+            '| kernel | slab: region (+ counters) | on | probes | removed |',
+            '|---|---|---|---|---|']
+    for k in ('stock', 'series', 'mainline'):
+        kr = [r for r in rows if r['kernel'] == k]
+        if not kr:
+            continue
+        c = kr[0]['caches']
+        slab = '%d' % c['damon_region']['slab_size']
+        if 'damon_probe_counts' in c:
+            slab += ' (+ %d)' % c['damon_probe_counts']['slab_size']
+        cells = []
+        for step in ('on', 'probes', 'none'):
+            v = [r['slab_delta'][step] / r['nr_regions'] for r in kr
+                 if step in r['slab_delta']]
+            cells.append('%.1f [%.1f-%.1f]' % (statistics.median(v), min(v),
+                                                max(v)) if v else '-')
+        out.append('| %s | %s | %s |' % (k, slab, ' | '.join(cells)))
+    return out
+
+
 def mainline(rows):
     out = header('Against mainline 7.3: instructions per region sample')
     out[-2] = ('- guest: QEMU TCG with `-icount shift=0,sleep=off` '
@@ -560,6 +599,7 @@ def main():
     lines = {'overhead': overhead, 'size': size, 'commit': commit,
              'accuracy': accuracy, 'mainline': mainline,
              'attrs-regions': attrs_regions,
+             'region-size': region_size,
              'accuracy-mainline': accuracy_mainline}[kind](rows)
     text = '\n'.join(lines) + '\n'
     resdir = os.path.join(REPO, 'bench', 'results')
