@@ -11,7 +11,8 @@
 # real one: Debian's linux-source-7.3 (bench/setup-mainline.sh) with the
 # same fragments (symbols that 7.3 no longer has are left out, LENIENT=1),
 # in $BUILD/x86-mainline.
-# Prints the path of each bzImage ($BUILD/x86-bench/bzImage-<kernel>).
+# Prints the path of each bzImage ($BUILD/x86-bench/bzImage-<kernel>); its
+# vmlinux (the symbols of that build) is kept beside it as vmlinux-<kernel>.
 set -eu
 . "$(dirname "$0")/../scripts/lib.sh"
 wt=$BUILD/linux-bench out=$BUILD/x86-bench log=$LOGS/build-x86-bench.log
@@ -43,6 +44,7 @@ for k in "$@"; do
 		TREE=$BUILD/mainline kmake "$mout" -j"$JOBS" bzImage >>"$log" 2>&1 ||
 			{ tail -30 "$log"; die "building 'mainline'"; }
 		cp "$mout/arch/x86/boot/bzImage" "$out/bzImage-mainline"
+		cp "$mout/vmlinux" "$out/vmlinux-mainline"
 		git -C "$BUILD/mainline" rev-parse HEAD >"$out/bzImage-mainline.commit"
 		echo "$out/bzImage-mainline"
 		continue
@@ -58,6 +60,7 @@ for k in "$@"; do
 	say "building the '$k' kernel at $(git -C "$wt" rev-parse --short HEAD) (log: $log)"
 	TREE=$wt kmake "$out" -j"$JOBS" bzImage >>"$log" 2>&1 || { tail -30 "$log"; die "building '$k'"; }
 	cp "$out/arch/x86/boot/bzImage" "$out/bzImage-$k"
+	cp "$out/vmlinux" "$out/vmlinux-$k"
 	git -C "$wt" rev-parse HEAD >"$out/bzImage-$k.commit"
 	git -C "$wt" checkout -q -- mm/damon
 	echo "$out/bzImage-$k"
