@@ -28,6 +28,8 @@ import statistics
 import subprocess
 import sys
 
+from report import per_sample, read_pin
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WINDOWS = ['damon_pa_prepare_access_checks', 'damon_pa_check_accesses',
            'damon_va_prepare_access_checks', 'damon_va_check_accesses',
@@ -220,20 +222,6 @@ def aggregate(vmlinux, counts):
     return {'opens': opens, 'trans': trans,
             'windows': {k: dict(sorted(v.items(), key=lambda x: -x[1][0]))
                         for k, v in sorted(win.items())}}
-
-
-def read_pin(*path):
-    return dict(line.split('=', 1) for line in
-                open(os.path.join(REPO, *path)).read().splitlines()
-                if '=' in line and not line.startswith('#'))
-
-
-def per_sample(r, what):
-    ns = r['cpu_ns'] if what == 'total' else (
-        r['check_ns'] + r['prepare_ns'] +
-        sum(v[1] for f, v in r.get('profile', {}).items()
-            if f.endswith('_apply_probes')))
-    return ns / (r['samples'] * r['nr_regions'])
 
 
 def median_of(rows, k, ops, c, what):

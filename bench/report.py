@@ -37,6 +37,16 @@ def header(title):
         '']
 
 
+def per_sample(r, what):
+    """Instructions per region sample of one segment of overhead-guest.py:
+    kdamond's ('total') or the sampling functions' (anything else)."""
+    ns = r['cpu_ns'] if what == 'total' else (
+        r['check_ns'] + r['prepare_ns'] +
+        sum(v[1] for f, v in r.get('profile', {}).items()
+            if f.endswith('_apply_probes')))
+    return ns / (r['samples'] * r['nr_regions'])
+
+
 def spread(v):
     """(max - min) / median of v, in %."""
     return (max(v) - min(v)) / statistics.median(v) * 100
@@ -364,6 +374,51 @@ def region_size(rows):
     return out
 
 
+def debian_kernel(rows):
+    out = header('The kernel users run: the series on Debian\'s cloud-amd64 '
+                 'config against Debian\'s binary kernel')
+    out[-2] = ('- guest: QEMU TCG with `-icount shift=0,sleep=off` '
+               '(single-threaded), 1 vCPU, 1G memory, a Debian 12 disk '
+               'image with both kernels installed by dpkg')
+    out[-1:-1] = ['- kernels: "series" = %s (`make deb`: the pinned base '
+                  'plus patches/, Debian\'s cloud-amd64 config), "debian" = '
+                  '%s (Debian\'s build of the same version and config)' % (
+                      os.environ.get('SERIES_DEB', '?'),
+                      os.environ.get('DEBIAN_DEB', '?')),
+                  '- command: `bench/debian-kernel.sh`']
+    reps = max(r['rep'] for r in rows) + 1
+    out += ['The method of overhead.md (%d fixed regions, 5 ms samples, a '
+            'static 768 MiB workload, %d rounds of %s guest seconds, '
+            'configurations interleaved in one boot per kernel), except that '
+            'Debian\'s config has no function profiler: the function tracer '
+            'counts the calls of damon_*_check_accesses() during each '
+            'segment, on both kernels.  "4x3": four probes of mainline\'s '
+            'filter types (reject memcg of an empty cgroup twice, allow '
+            'anon).  Instructions per region sample: median [min-max] over '
+            'the rounds; a ratio between kernels pairs round i with round '
+            'i.' % (rows[0]['nr_regions'], reps, round(rows[0]['seconds'])),
+            '', '| ops | debian 0 | series 0 | series 0 / debian 0 | '
+            'series 4x3 | series 4x3 / 0 |', '|---|---|---|---|---|---|']
+
+    def per_sample(k, ops, c):
+        v = sorted((r['rep'], r['cpu_ns'] / (r['samples'] * r['nr_regions']))
+                   for r in rows if (r['kernel'], r['ops'], r['config']) ==
+                   (k, ops, c))
+        return [x for _, x in v]
+
+    def cell(v):
+        return '%.1f [%.1f-%.1f]' % (statistics.median(v), min(v), max(v))
+    for ops in sorted({r['ops'] for r in rows}):
+        d0 = per_sample('debian', ops, '0')
+        s0 = per_sample('series', ops, '0')
+        s4 = per_sample('series', ops, '4x3')
+        out.append('| %s | %s | %s | %s | %s | %s |' % (
+            ops, cell(d0), cell(s0),
+            ratio_cell([a / b for a, b in zip(s0, d0)]), cell(s4),
+            ratio_cell([a / b for a, b in zip(s4, s0)])))
+    return out
+
+
 def mainline(rows):
     out = header('Against mainline 7.3: instructions per region sample')
     out[-2] = ('- guest: QEMU TCG with `-icount shift=0,sleep=off` '
@@ -387,13 +442,6 @@ def mainline(rows):
             'rounds; a ratio within a kernel is taken per round, one '
             'between kernels pairs round i with round i.' % (
                 rows[0]['nr_regions'], reps, round(rows[0]['seconds'])), '']
-
-    def per_sample(r, what):
-        ns = r['cpu_ns'] if what == 'total' else (
-            r['check_ns'] + r['prepare_ns'] +
-            sum(v[1] for f, v in r.get('profile', {}).items()
-                if f.endswith('_apply_probes')))
-        return ns / (r['samples'] * r['nr_regions'])
 
     def series_of(k, ops, c, what):
         v = sorted((r['rep'], per_sample(r, what)) for r in rows
@@ -600,6 +648,7 @@ def main():
              'accuracy': accuracy, 'mainline': mainline,
              'attrs-regions': attrs_regions,
              'region-size': region_size,
+             'debian-kernel': debian_kernel,
              'accuracy-mainline': accuracy_mainline}[kind](rows)
     text = '\n'.join(lines) + '\n'
     resdir = os.path.join(REPO, 'bench', 'results')
@@ -610,4 +659,5 @@ def main():
     print(text)
 
 
-main()
+if __name__ == '__main__':
+    main()
