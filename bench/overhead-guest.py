@@ -25,7 +25,10 @@ Prints one JSON object per segment.  Environment: KERNEL (label), CONFIGS
 SEG_SECONDS (4), WARM_SECONDS (0.5), NR_REGIONS (96), PROFILE (more
 functions for the profiler, reported as "profile": {function: [calls, ns]};
 each traced call costs instructions of its own), FILTERS ("series", or
-"mainline" for the filter types mainline 7.3 has: anon and memcg only).
+"mainline" for the filter types mainline 7.3 has: anon and memcg only),
+COUNT ("profiler", or "tracer" for kernels without the function profiler,
+as Debian's: the function tracer counts the calls of <ops>_check_accesses,
+check_ns and prepare_ns are then 0).
 """
 import json
 import os
@@ -42,6 +45,7 @@ WARM = float(os.environ.get('WARM_SECONDS', 0.5))
 NR = int(os.environ.get('NR_REGIONS', 96))
 PROFILE = os.environ.get('PROFILE', '').split()
 FILTERS = os.environ.get('FILTERS', 'series')
+COUNT = os.environ.get('COUNT', 'profiler')
 MEMCG = 'bench'			# empty: its filter never matches
 STAT = dp.TRACING + '/trace_stat'
 # workload areas (MiB), each a multiple of NR's region size for vaddr
@@ -117,15 +121,24 @@ def profile(funcs):
     return calls, ns
 
 
+def tracer_calls(func):
+    """Calls of func in the function tracer's buffer."""
+    with open(dp.TRACING + '/trace') as f:
+        return sum(1 for line in f if ': %s <-' % func in line)
+
+
 def live_regions():
     """The region counts that kdamond reports in the damon_aggregated
     events of 0.2 s (outside the measured segments): only NR if the regions
     stayed fixed."""
     ev = dp.TRACING + '/events/damon/damon_aggregated/enable'
     dp.write(dp.TRACING + '/trace', '')
+    dp.write(dp.TRACING + '/tracing_on', 1)
     dp.write(ev, 1)
     time.sleep(0.2)
     dp.write(ev, 0)
+    if COUNT == 'tracer':
+        dp.write(dp.TRACING + '/tracing_on', 0)
     return sorted({int(w.split('=')[1])
                    for w in open(dp.TRACING + '/trace').read().split()
                    if w.startswith('nr_regions=')})
@@ -166,7 +179,13 @@ def run_ops(ops, wl):
     extra = 'damon_%s_apply_probes' % ops[:2]
     if extra not in funcs and traceable(extra):
         funcs += (extra,)
-    set_ftrace_filter(funcs)
+    if COUNT == 'tracer':
+        funcs = funcs[:2]
+        dp.write(dp.TRACING + '/tracing_on', 0)
+        set_ftrace_filter(funcs[:1])
+        dp.write(dp.TRACING + '/current_tracer', 'function')
+    else:
+        set_ftrace_filter(funcs)
     stock = CONFIGS == ['stock']
     dp.write(dp.ADMIN + '/kdamonds/nr_kdamonds', 1)
     dp.setup_kdamond(dp.KD, ops, pid=wl.pid if ops == 'vaddr' else None,
@@ -181,12 +200,22 @@ def run_ops(ops, wl):
             if not stock:
                 commit(config)
             time.sleep(WARM)
-            dp.write(dp.TRACING + '/function_profile_enabled', 1)
+            if COUNT == 'tracer':
+                dp.write(dp.TRACING + '/trace', '')
+                dp.write(dp.TRACING + '/tracing_on', 1)
+            else:
+                dp.write(dp.TRACING + '/function_profile_enabled', 1)
             c0, t0 = cpu_ns(pid), time.monotonic()
             time.sleep(SEG)
             c1, t1 = cpu_ns(pid), time.monotonic()
-            dp.write(dp.TRACING + '/function_profile_enabled', 0)
-            calls, ns = profile(funcs)
+            if COUNT == 'tracer':
+                dp.write(dp.TRACING + '/tracing_on', 0)
+                calls = dict.fromkeys(funcs, 0)
+                ns = dict.fromkeys(funcs, 0)
+                calls[funcs[0]] = tracer_calls(funcs[0])
+            else:
+                dp.write(dp.TRACING + '/function_profile_enabled', 0)
+                calls, ns = profile(funcs)
             live = live_regions()
             print(json.dumps({
                 'kernel': KERNEL, 'ops': ops, 'config': config, 'rep': rep,

@@ -409,7 +409,7 @@ def debian_kernel(rows):
     def cell(v):
         return '%.1f [%.1f-%.1f]' % (statistics.median(v), min(v), max(v))
     for ops in sorted({r['ops'] for r in rows}):
-        d0 = per_sample('debian', ops, '0')
+        d0 = per_sample('debian', ops, 'stock')
         s0 = per_sample('series', ops, '0')
         s4 = per_sample('series', ops, '4x3')
         out.append('| %s | %s | %s | %s | %s | %s |' % (
