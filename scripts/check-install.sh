@@ -17,6 +17,10 @@
 #            from /repo as a newcomer's root shell would
 #   build    `TARGETS=mm/damon/ make build`: configure the guest kernel and
 #            build mm/damon/ (not the whole bzImage: that is make check's job)
+#   deb      `KFLAVOUR=guest make deb`: the damon-probes package (built and
+#            linted) and the kernel packages by bindeb-pkg, here of the guest
+#            config (a whole kernel of Debian's cloud-amd64 config, make
+#            deb's default, takes 1-2 hours on 2 cores: packaging/README.md)
 # The root is a chroot with /proc, /sys, /dev, /dev/pts mounted and a
 # policy-rc.d that keeps package daemons from starting; the repo's CURRENT
 # working tree is bind-mounted READ-ONLY at /repo (nothing in the repo can be
@@ -157,17 +161,18 @@ cur=
 trap interrupted INT TERM
 
 step root "fresh minimal Debian $SUITE root (debootstrap ${db_args[*]}, $uri)" make_root ||
-	finish 1 prereq "make setup" build
+	finish 1 prereq "make setup" build deb
 prereq='apt-get update && apt-get install -y make'
-step prereq "$prereq" in_root "$prereq" || finish 1 "make setup" build
+step prereq "$prereq" in_root "$prereq" || finish 1 "make setup" build deb
 # the recipe of `make setup`, one command per line
 recipe=$(in_root 'make -s -n setup')
-[ -n "$recipe" ] || { failed=$((failed + 1)); echo "CHECK-INSTALL FAILED: \`make -n setup\` printed nothing"; finish 1 "make setup" build; }
+[ -n "$recipe" ] || { failed=$((failed + 1)); echo "CHECK-INSTALL FAILED: \`make -n setup\` printed nothing"; finish 1 "make setup" build deb; }
 mapfile -t cmds <<<"$recipe"
 for i in "${!cmds[@]}"; do
 	c=${cmds[i]}
 	name=${c%% *}; name=${name##*/}; name=${name%.sh}; name=${name#setup-}
-	step "$name" "$c" in_root "$c" || finish 1 "${cmds[@]:i+1}" build
+	step "$name" "$c" in_root "$c" || finish 1 "${cmds[@]:i+1}" build deb
 done
-step build "TARGETS=mm/damon/ make build" in_root "TARGETS=mm/damon/ make build" || finish 1
+step build "TARGETS=mm/damon/ make build" in_root "TARGETS=mm/damon/ make build" || finish 1 deb
+step deb "KFLAVOUR=guest make deb" in_root "KFLAVOUR=guest make deb" || finish 1
 finish 0
