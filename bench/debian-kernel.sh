@@ -56,11 +56,7 @@ root_release "$root"
 wipe "$root"
 root_fresh "$root" >"$LOGS/bench-debian-root.log" 2>&1
 cp "$series_deb" "$B"/debs/linux-image-*.deb "$root/tmp/"
-in_root() {
-	chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/sbin:/usr/bin:/sbin:/bin \
-		DEBIAN_FRONTEND=noninteractive \
-		${http_proxy:+http_proxy="$http_proxy"} ${https_proxy:+https_proxy="$https_proxy"} "$@"
-}
+in_root() { root_apt "$root" "$@"; }
 {
 	in_root apt-get update -q
 	in_root apt-get install -y -q --no-install-recommends python3 initramfs-tools zstd kmod

@@ -58,11 +58,9 @@ def equal_regions(nr):
     return [(s + i * sz, s + (i + 1) * sz) for i in range(nr)]
 
 
-def step(name, rows, base):
+def settled_slab_bytes():
     time.sleep(SETTLE)
-    b = slab_bytes()
-    rows[name] = b - base
-    return b
+    return slab_bytes()
 
 
 def main():
@@ -74,20 +72,19 @@ def main():
                      stat_scheme=False, regions=regions,
                      update_us=1000 * 1000 * 1000)
     for rep in range(REPS):
-        rows = {}
-        base = step('off', rows, 0)
-        rows['off'] = 0
+        base = settled_slab_bytes()
+        rows = {'off': 0}
         dp.state('on')
-        step('on', rows, base)
+        rows['on'] = settled_slab_bytes() - base
         if PROBES:
             dp.write_probes(probes)
             dp.state('commit')
-            step('probes', rows, base)
+            rows['probes'] = settled_slab_bytes() - base
             dp.write_probes([])
             dp.state('commit')
-            step('none', rows, base)
+            rows['none'] = settled_slab_bytes() - base
         dp.state('off')
-        step('stopped', rows, base)
+        rows['stopped'] = settled_slab_bytes() - base
         print(json.dumps({'kernel': KERNEL, 'rep': rep, 'nr_regions': NR,
                           'probes': PROBES, 'slab_delta': rows,
                           'caches': cache_sizes()}), flush=True)

@@ -70,11 +70,7 @@ debs() {
 	"$REPO/scripts/build-deb.sh" tools
 }
 
-in_root() {
-	chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/sbin:/usr/bin:/sbin:/bin \
-		DEBIAN_FRONTEND=noninteractive \
-		${http_proxy:+http_proxy="$http_proxy"} ${https_proxy:+https_proxy="$https_proxy"} "$@"
-}
+in_root() { root_apt "$root" "$@"; }
 
 make_root() {
 	local kimg tools t=/usr/local/lib/boot-test

@@ -125,3 +125,12 @@ root_fresh() {
 	mount --bind /dev/pts "$root/dev/pts"
 	mount --bind "$ROOT_DEBS" "$root/var/cache/apt/archives"
 }
+# root_apt <root> <command...>: run a command (apt-get, as a rule) in <root>
+# with a clean environment, noninteractive, the host's proxies passed on.
+root_apt() {
+	local r=$1
+	shift
+	chroot "$r" /usr/bin/env -i HOME=/root PATH=/usr/sbin:/usr/bin:/sbin:/bin \
+		DEBIAN_FRONTEND=noninteractive \
+		${http_proxy:+http_proxy="$http_proxy"} ${https_proxy:+https_proxy="$https_proxy"} "$@"
+}
